@@ -1,0 +1,7 @@
+//! Server functions: the browser's calls into the server. Their HTTP routes
+//! live under `/api/`, which the server's auth middleware protects; during
+//! server-side rendering they run in-process and check the viewer themselves.
+
+mod workbench;
+
+pub use workbench::{check_connection, load_workbench, CheckConnection, LoadWorkbench};

@@ -1,0 +1,29 @@
+use crate::protocol::{Ping, Workbench};
+use leptos::prelude::*;
+
+/// The signed-in workbench, or `None` for a visitor without a session (who
+/// must see no data at all).
+#[server(prefix = "/api", endpoint = "workbench")]
+pub async fn load_workbench() -> Result<Option<Workbench>, ServerFnError> {
+    use crate::viewer::Viewer;
+    if !Viewer::current().is_authenticated() {
+        return Ok(None);
+    }
+    let facts = use_context::<Workbench>()
+        .ok_or_else(|| ServerFnError::new("workbench facts are not configured"))?;
+    Ok(Some(facts))
+}
+
+/// A round trip through the authenticated server-function path.
+#[server(prefix = "/api", endpoint = "ping")]
+pub async fn check_connection() -> Result<Ping, ServerFnError> {
+    use crate::viewer::Viewer;
+    if !Viewer::current().is_authenticated() {
+        return Err(ServerFnError::new("sign in first"));
+    }
+    let server_time_ms = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or_default();
+    Ok(Ping { server_time_ms })
+}

@@ -1,0 +1,62 @@
+//! codewhale's Leptos application: the page shell, routes, components and
+//! server functions, plus the protocol types that the browser, the server and
+//! the `/v1` API share. Built with `ssr` for the server and `hydrate` for wasm.
+
+pub mod api;
+mod components;
+mod pages;
+pub mod protocol;
+#[cfg(feature = "ssr")]
+pub mod security;
+#[cfg(feature = "ssr")]
+pub mod viewer;
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Stylesheet, Title};
+use leptos_router::{
+    components::{Route, Router, Routes},
+    path, SsrMode,
+};
+
+/// Name of the wasm-bindgen output (`pkg/<name>.js`, `pkg/<name>_bg.wasm`,
+/// `pkg/<name>.css`); scripts/build uses the same name.
+pub const OUTPUT_NAME: &str = "codewhale";
+
+/// The HTML document around the app. Rendered only on the server.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    security::set_page_headers();
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    view! {
+        <Stylesheet id="codewhale-css" href=format!("/pkg/{OUTPUT_NAME}.css") />
+        <Link rel="icon" href="/favicon.svg" type_="image/svg+xml" />
+        <Link rel="manifest" href="/manifest.webmanifest" />
+        <Meta name="color-scheme" content="light dark" />
+        <Title text="codewhale" />
+        <Router>
+            <Routes fallback=pages::NotFound>
+                // Async: the whole page is rendered before it is sent, so it
+                // reads the same with JavaScript off.
+                <Route path=path!("/") view=pages::Home ssr=SsrMode::Async />
+            </Routes>
+        </Router>
+    }
+}

@@ -1,0 +1,22 @@
+use crate::{
+    api::load_workbench,
+    components::{ErrorNotice, SignIn, WorkbenchView},
+};
+use leptos::prelude::*;
+
+/// `/`: the workbench for a signed-in browser, sign-in help for anyone else.
+#[component]
+pub fn Home() -> impl IntoView {
+    let workbench = Resource::new(|| (), |_| load_workbench());
+    view! {
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match workbench.await {
+                    Ok(Some(workbench)) => view! { <WorkbenchView workbench /> }.into_any(),
+                    Ok(None) => view! { <SignIn /> }.into_any(),
+                    Err(error) => view! { <ErrorNotice message=error.to_string() /> }.into_any(),
+                }
+            })}
+        </Suspense>
+    }
+}

@@ -1,0 +1,5 @@
+mod home;
+mod not_found;
+
+pub use home::Home;
+pub use not_found::NotFound;

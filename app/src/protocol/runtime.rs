@@ -1,0 +1,68 @@
+use serde::{Deserialize, Serialize};
+
+pub const SERVICE_NAME: &str = "codewhale-runtime-api";
+pub const RUNTIME_API_VERSION: &str = "1.0";
+
+/// `GET /health`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Health {
+    pub status: String,
+    pub service: String,
+    pub mode: String,
+}
+
+impl Health {
+    pub fn ok() -> Self {
+        Self {
+            status: "ok".into(),
+            service: SERVICE_NAME.into(),
+            mode: "local".into(),
+        }
+    }
+}
+
+/// `GET /v1/runtime/info`: public, secret-free facts about this process.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeInfo {
+    pub service: String,
+    pub runtime_api_version: String,
+    pub codewhale_version: String,
+    /// Same as `codewhale_version`; kept for clients of the reference API.
+    pub version: String,
+    pub bind_host: String,
+    pub port: u16,
+    pub auth_required: bool,
+    pub transports: Vec<String>,
+    pub capabilities: Capabilities,
+}
+
+/// What this build can actually do. A flag turns true in the commit that
+/// makes the feature work, never before.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capabilities {
+    pub web_client: bool,
+    pub web_bootstrap: bool,
+    pub threads: bool,
+    pub turns: bool,
+    pub turn_steer: bool,
+    pub turn_interrupt: bool,
+    pub event_replay: bool,
+    pub approvals: bool,
+    pub user_input: bool,
+    pub external_tools: bool,
+    pub usage: bool,
+    pub mobile: bool,
+    pub environments: bool,
+    pub worker_runtime: bool,
+}
+
+impl Capabilities {
+    /// The capabilities of this build.
+    pub fn current() -> Self {
+        Self {
+            web_client: true,
+            web_bootstrap: true,
+            ..Self::default()
+        }
+    }
+}

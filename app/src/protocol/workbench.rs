@@ -1,0 +1,15 @@
+use serde::{Deserialize, Serialize};
+
+/// What the signed-in workbench shows about the running process.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Workbench {
+    pub codewhale_version: String,
+    pub bind_address: String,
+    pub workspace: String,
+}
+
+/// Answer to the connection check.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Ping {
+    pub server_time_ms: u64,
+}

@@ -1,0 +1,41 @@
+import { defineConfig } from "@playwright/test";
+
+// Debian's Chromium; Playwright never downloads a browser here.
+const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const launchOptions = {
+  executablePath,
+  // Without these, Chromium floods this machine's closed network.
+  args: [
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+  ],
+};
+
+export default defineConfig({
+  testDir: "./tests",
+  outputDir: "./test-results",
+  fullyParallel: false,
+  workers: 1,
+  forbidOnly: !!process.env.CI,
+  retries: 0,
+  timeout: 60_000,
+  reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
+  use: {
+    trace: "retain-on-failure",
+    screenshot: "only-on-failure",
+    launchOptions,
+  },
+  projects: [
+    { name: "hydrated", testMatch: /.*\.spec\.ts/ },
+    {
+      name: "no-javascript",
+      testMatch: /.*\.spec\.ts/,
+      testIgnore: /.*\.hydrate\.spec\.ts/,
+      use: { javaScriptEnabled: false },
+    },
+  ],
+});

@@ -1,0 +1,65 @@
+//! The server embeds target/site (see src/assets.rs). This refuses to compile
+//! against a site that is missing or was built from other sources, so a binary
+//! with stale or absent browser assets cannot be produced.
+//! scripts/build writes target/site/SOURCE_HASH with the same digest.
+
+use sha2::{Digest, Sha256};
+use std::{fs, path::Path, path::PathBuf};
+
+/// Inputs of the browser bundle, relative to the workspace root.
+const SITE_INPUTS: [&str; 7] = [
+    "Cargo.lock",
+    "Cargo.toml",
+    ".cargo",
+    "app",
+    "frontend",
+    "style",
+    "assets",
+];
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let site = root.join("target/site");
+    println!("cargo:rerun-if-changed={}", site.display());
+    for input in SITE_INPUTS {
+        println!("cargo:rerun-if-changed={}", root.join(input).display());
+    }
+    let expected = source_digest(&root);
+    let stamp = fs::read_to_string(site.join("SOURCE_HASH")).unwrap_or_default();
+    if stamp.trim() != expected {
+        panic!(
+            "\n\nthe embedded browser bundle in target/site is {} \
+             (sources digest {expected}).\nRun ./scripts/build (or ./scripts/build --site-only) first.\n\n",
+            if stamp.is_empty() { "missing" } else { "stale" }
+        );
+    }
+}
+
+/// sha256 over `sha256sum`-style lines ("<hex>  <path>\n") of every input
+/// file, sorted by path bytes; identical to scripts/lib/site-digest.sh.
+fn source_digest(root: &Path) -> String {
+    let mut files = Vec::new();
+    for input in SITE_INPUTS {
+        collect(root, &root.join(input), &mut files);
+    }
+    files.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
+    let mut listing = String::new();
+    for rel in files {
+        let bytes = fs::read(root.join(&rel)).unwrap_or_default();
+        listing.push_str(&format!("{}  {rel}\n", hex::encode(Sha256::digest(&bytes))));
+    }
+    hex::encode(Sha256::digest(listing.as_bytes()))
+}
+
+fn collect(root: &Path, path: &PathBuf, files: &mut Vec<String>) {
+    if path.is_dir() {
+        let Ok(entries) = fs::read_dir(path) else { return };
+        for entry in entries.flatten() {
+            collect(root, &entry.path(), files);
+        }
+    } else if path.is_file() {
+        if let Ok(rel) = path.strip_prefix(root) {
+            files.push(rel.to_string_lossy().into_owned());
+        }
+    }
+}

@@ -1,0 +1,97 @@
+//! The browser bundle (wasm, JS, CSS, icons) embedded in the binary at build
+//! time, served with content types and ETags. Anything else falls through to
+//! the app's own 404 page.
+
+use crate::state::AppState;
+use axum::{
+    body::Body,
+    extract::{Request, State},
+    http::{header, HeaderValue, Method, StatusCode},
+    response::{IntoResponse, Response},
+};
+use tower::ServiceExt;
+
+/// `target/site`, produced by scripts/build before the server compiles;
+/// build.rs refuses to compile against a missing or stale site.
+#[derive(rust_embed::Embed)]
+#[folder = "../target/site/"]
+#[exclude = "SOURCE_HASH"]
+pub struct Site;
+
+pub async fn serve(State(state): State<AppState>, request: Request) -> Response {
+    let path = request.uri().path().trim_start_matches('/');
+    let is_read = matches!(*request.method(), Method::GET | Method::HEAD);
+    match Site::get(path) {
+        Some(file) if is_read && !path.is_empty() => embedded_file(&request, file),
+        _ => not_found(state, request).await,
+    }
+}
+
+fn embedded_file(request: &Request, file: rust_embed::EmbeddedFile) -> Response {
+    let etag = format!("\"{}\"", hex::encode(&file.metadata.sha256_hash()[..16]));
+    let fresh = request
+        .headers()
+        .get(header::IF_NONE_MATCH)
+        .is_some_and(|v| v.as_bytes() == etag.as_bytes());
+    let mut response = if fresh {
+        StatusCode::NOT_MODIFIED.into_response()
+    } else {
+        let mut response = Body::from(file.data.into_owned()).into_response();
+        if let Ok(mime) = HeaderValue::from_str(&content_type(file.metadata.mimetype())) {
+            response.headers_mut().insert(header::CONTENT_TYPE, mime);
+        }
+        response
+    };
+    let headers = response.headers_mut();
+    if let Ok(etag) = HeaderValue::from_str(&etag) {
+        headers.insert(header::ETAG, etag);
+    }
+    // Names are stable across builds, so browsers revalidate by ETag.
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-cache"));
+    response
+}
+
+/// Text types get an explicit charset.
+fn content_type(mime: &str) -> String {
+    let textual = mime.starts_with("text/") || mime.ends_with("javascript") || mime.ends_with("json") || mime.ends_with("+xml");
+    if textual && !mime.contains("charset") {
+        format!("{mime}; charset=utf-8")
+    } else {
+        mime.to_string()
+    }
+}
+
+/// The app renders its 404 page (with the page CSP) for browsers.
+async fn not_found(state: AppState, request: Request) -> Response {
+    let handler = leptos_axum::ErrorHandler::new(app::shell, state.leptos_options.clone());
+    match handler.oneshot(request).await {
+        Ok(response) => response.into_response(),
+        Err(never) => match never {},
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bundle_the_page_asks_for_is_embedded() {
+        let name = app::OUTPUT_NAME;
+        for path in [
+            format!("pkg/{name}.js"),
+            format!("pkg/{name}_bg.wasm"),
+            format!("pkg/{name}.css"),
+            "favicon.svg".to_string(),
+            "manifest.webmanifest".to_string(),
+        ] {
+            assert!(Site::get(&path).is_some(), "{path} is missing from the embedded site");
+        }
+    }
+
+    #[test]
+    fn content_types_carry_charsets_for_text() {
+        assert_eq!(content_type("text/css"), "text/css; charset=utf-8");
+        assert_eq!(content_type("text/javascript"), "text/javascript; charset=utf-8");
+        assert_eq!(content_type("application/wasm"), "application/wasm");
+    }
+}

@@ -1,0 +1,125 @@
+//! Reading credentials off a request and deciding who is asking. The
+//! browser-origin rules for cookie authentication live here and only here.
+
+use super::web_session::{WebAuth, WEB_SESSION_COOKIE};
+use crate::{error::ApiError, state::AppState};
+use app::viewer::Viewer;
+use axum::http::{header, HeaderMap, Method};
+
+const RUNTIME_TOKEN_COOKIE: &str = "codewhale_runtime_token";
+const TOKEN_HEADERS: [&str; 2] = ["x-codewhale-runtime-token", "x-deepseek-runtime-token"];
+
+/// What kind of request is being identified.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum RequestKind {
+    /// `/v1` and server functions: a cookie needs the exact web origin.
+    Api,
+    /// A page load: a user-initiated navigation (`Sec-Fetch-Site: none`) may
+    /// carry the session too; anything cross-origin is treated as signed out.
+    Page,
+}
+
+/// Who is asking. `Err` means a credential was presented and refused.
+pub fn identify(
+    state: &AppState,
+    kind: RequestKind,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Result<Viewer, ApiError> {
+    // An explicit token (bearer or header) is judged on its own: a wrong one
+    // is refused even if a valid cookie rides along.
+    if let Some(token) = header_token(headers)? {
+        let valid = state.runtime.token.as_ref().is_some_and(|t| t.matches(token));
+        return if valid {
+            Ok(Viewer::RuntimeToken)
+        } else {
+            Err(ApiError::Unauthorized("runtime API token is not valid"))
+        };
+    }
+    let Some(viewer) = cookie_viewer(state, headers) else {
+        return Ok(Viewer::Anonymous);
+    };
+    if let Some(web) = &state.web {
+        check_browser_origin(web, kind, method, headers)?;
+    }
+    Ok(viewer)
+}
+
+/// `Authorization: Bearer …` or one of the runtime-token headers.
+fn header_token(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
+    if let Some(value) = headers.get(header::AUTHORIZATION) {
+        let value = value
+            .to_str()
+            .map_err(|_| ApiError::Unauthorized("Authorization header is not valid text"))?;
+        let token = value
+            .strip_prefix("Bearer ")
+            .or_else(|| value.strip_prefix("bearer "))
+            .ok_or(ApiError::Unauthorized("Authorization must use the Bearer scheme"))?;
+        return Ok(Some(token.trim()));
+    }
+    for name in TOKEN_HEADERS {
+        if let Some(value) = headers.get(name) {
+            let token = value
+                .to_str()
+                .map_err(|_| ApiError::Unauthorized("runtime token header is not valid text"))?;
+            return Ok(Some(token.trim()));
+        }
+    }
+    Ok(None)
+}
+
+fn cookie_viewer(state: &AppState, headers: &HeaderMap) -> Option<Viewer> {
+    let mut viewer = None;
+    for value in headers.get_all(header::COOKIE) {
+        let Ok(value) = value.to_str() else { continue };
+        for cookie in cookie::Cookie::split_parse(value).flatten() {
+            let found = match cookie.name() {
+                RUNTIME_TOKEN_COOKIE => state
+                    .runtime
+                    .token
+                    .as_ref()
+                    .is_some_and(|t| t.matches(cookie.value()))
+                    .then_some(Viewer::RuntimeToken),
+                WEB_SESSION_COOKIE => state
+                    .web
+                    .as_ref()
+                    .is_some_and(|web| web.session_is_valid(cookie.value()))
+                    .then_some(Viewer::WebSession),
+                _ => None,
+            };
+            viewer = viewer.or(found);
+        }
+    }
+    viewer
+}
+
+/// Web mode: a cookie-authenticated request must come from the workbench's
+/// own origin. Refusals are 403, never a silent downgrade, for API calls.
+fn check_browser_origin(
+    web: &WebAuth,
+    kind: RequestKind,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Result<(), ApiError> {
+    let fetch_site = headers.get("sec-fetch-site").map(|v| v.as_bytes());
+    let navigation_allowed = kind == RequestKind::Page && fetch_site == Some(b"none");
+    if fetch_site.is_some_and(|site| site != b"same-origin") && !navigation_allowed {
+        return Err(ApiError::Forbidden(
+            "cross-origin request refused: Sec-Fetch-Site must be same-origin",
+        ));
+    }
+    match headers.get(header::ORIGIN) {
+        Some(origin) if origin.as_bytes() != web.origin().as_bytes() => Err(ApiError::Forbidden(
+            "request refused: its Origin is not this codewhale web origin",
+        )),
+        Some(_) => Ok(()),
+        None if is_safe(method) => Ok(()),
+        None => Err(ApiError::Forbidden(
+            "request refused: a cookie-authenticated change must carry an Origin header",
+        )),
+    }
+}
+
+fn is_safe(method: &Method) -> bool {
+    matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
+}

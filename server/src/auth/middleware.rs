@@ -1,0 +1,70 @@
+//! One middleware over the whole router: classifies the route, identifies the
+//! caller, enforces auth where the route needs it, and leaves the resulting
+//! `Viewer` in the request extensions for pages and server functions.
+
+use super::credentials::{identify, RequestKind};
+use crate::{error::ApiError, state::AppState};
+use app::viewer::Viewer;
+use axum::{
+    extract::{Request, State},
+    middleware::Next,
+    response::{IntoResponse, Response},
+};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Access {
+    /// Health, runtime info and the bootstrap exchange.
+    Public,
+    /// `/v1/*` and server functions under `/api/`.
+    Protected,
+    /// Pages and static assets: open, but pages show data only to a viewer.
+    Page,
+}
+
+fn classify(path: &str) -> Access {
+    match path {
+        "/health" | "/v1/runtime/info" => Access::Public,
+        _ if path.starts_with("/__codewhale/bootstrap/") => Access::Public,
+        "/v1" | "/api" => Access::Protected,
+        _ if path.starts_with("/v1/") || path.starts_with("/api/") => Access::Protected,
+        _ => Access::Page,
+    }
+}
+
+pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let viewer = match classify(request.uri().path()) {
+        Access::Public => Viewer::Anonymous,
+        Access::Protected => {
+            match identify(&state, RequestKind::Api, request.method(), request.headers()) {
+                Ok(viewer) if viewer.is_authenticated() => viewer,
+                Ok(_) => {
+                    return ApiError::Unauthorized("runtime API bearer token required").into_response()
+                }
+                Err(refusal) => return refusal.into_response(),
+            }
+        }
+        Access::Page => identify(&state, RequestKind::Page, request.method(), request.headers())
+            .unwrap_or(Viewer::Anonymous),
+    };
+    request.extensions_mut().insert(viewer);
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_are_classified() {
+        assert_eq!(classify("/health"), Access::Public);
+        assert_eq!(classify("/v1/runtime/info"), Access::Public);
+        assert_eq!(classify("/__codewhale/bootstrap/x"), Access::Public);
+        assert_eq!(classify("/v1/threads"), Access::Protected);
+        assert_eq!(classify("/v1"), Access::Protected);
+        assert_eq!(classify("/v1/runtime/info/"), Access::Protected);
+        assert_eq!(classify("/api/ping"), Access::Protected);
+        assert_eq!(classify("/"), Access::Page);
+        assert_eq!(classify("/pkg/codewhale.js"), Access::Page);
+        assert_eq!(classify("/v1x"), Access::Page);
+    }
+}

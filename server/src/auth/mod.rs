@@ -1,0 +1,11 @@
+//! Authentication: runtime tokens, the `codewhale web` bootstrap exchange and
+//! session, and the middleware that applies one set of rules to every route.
+
+mod credentials;
+mod middleware;
+mod secret;
+mod web_session;
+
+pub use middleware::authenticate;
+pub use secret::RuntimeToken;
+pub use web_session::{BootstrapRefusal, WebAuth, WEB_SESSION_COOKIE};

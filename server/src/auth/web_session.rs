@@ -1,0 +1,141 @@
+//! `codewhale web` sign-in: one one-time bootstrap capability per process,
+//! exchanged from loopback for the process's single browser session.
+
+use super::secret::{constant_time_eq, random_secret};
+use std::{net::IpAddr, sync::Mutex, time::Duration};
+use tokio::time::Instant;
+
+pub const WEB_SESSION_COOKIE: &str = "codewhale_web_session";
+const CAPABILITY_PREFIX: &str = "cwwb_";
+const SESSION_PREFIX: &str = "cwws_";
+/// 32 bytes = 256 bits from the OS RNG.
+const SECRET_BYTES: usize = 32;
+pub const CAPABILITY_TTL: Duration = Duration::from_secs(10 * 60);
+pub const SESSION_TTL: Duration = Duration::from_secs(12 * 60 * 60);
+
+pub struct WebAuth {
+    origin: String,
+    started: Instant,
+    capability: Mutex<Option<String>>,
+    session: String,
+}
+
+#[derive(Debug, PartialEq, Eq)]
+pub enum BootstrapRefusal {
+    NotLoopback,
+    Malformed,
+    /// Unknown, already used, or expired: deliberately indistinguishable.
+    Unavailable,
+}
+
+impl WebAuth {
+    /// A new sign-in for a server at `http://127.0.0.1:{port}`; returns the
+    /// capability to put in the launch URL.
+    pub fn new(port: u16) -> (Self, String) {
+        let capability = random_secret(CAPABILITY_PREFIX, SECRET_BYTES);
+        let auth = Self {
+            origin: format!("http://127.0.0.1:{port}"),
+            started: Instant::now(),
+            capability: Mutex::new(Some(capability.clone())),
+            session: random_secret(SESSION_PREFIX, SECRET_BYTES),
+        };
+        (auth, capability)
+    }
+
+    /// The only origin allowed on cookie-authenticated requests.
+    pub fn origin(&self) -> &str {
+        &self.origin
+    }
+
+    pub fn launch_url(&self, capability: &str) -> String {
+        format!("{}/__codewhale/bootstrap/{capability}", self.origin)
+    }
+
+    /// Consumes the capability and returns the session secret for the cookie.
+    pub fn exchange(&self, peer: IpAddr, presented: &str) -> Result<&str, BootstrapRefusal> {
+        if !peer.to_canonical().is_loopback() {
+            return Err(BootstrapRefusal::NotLoopback);
+        }
+        if !is_well_formed(presented, CAPABILITY_PREFIX) {
+            return Err(BootstrapRefusal::Malformed);
+        }
+        let mut slot = self
+            .capability
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let expired = self.started.elapsed() >= CAPABILITY_TTL;
+        let matches = slot
+            .as_deref()
+            .is_some_and(|expected| constant_time_eq(expected, presented));
+        if expired {
+            // Nothing can succeed any more; drop the secret from memory.
+            *slot = None;
+        }
+        if !matches || expired {
+            return Err(BootstrapRefusal::Unavailable);
+        }
+        *slot = None;
+        Ok(&self.session)
+    }
+
+    /// True for this process's session cookie value, until 12 h after start.
+    pub fn session_is_valid(&self, presented: &str) -> bool {
+        self.started.elapsed() < SESSION_TTL && constant_time_eq(&self.session, presented)
+    }
+
+    /// `Set-Cookie` value for a successful exchange.
+    pub fn session_cookie(session: &str) -> String {
+        format!("{WEB_SESSION_COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/")
+    }
+}
+
+fn is_well_formed(value: &str, prefix: &str) -> bool {
+    value.strip_prefix(prefix).is_some_and(|hex| {
+        hex.len() == SECRET_BYTES * 2 && hex.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{Ipv4Addr, Ipv6Addr};
+
+    const LOOPBACK: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
+
+    #[tokio::test(start_paused = true)]
+    async fn capability_is_single_use() {
+        let (auth, cap) = WebAuth::new(7878);
+        let session = auth.exchange(LOOPBACK, &cap).unwrap().to_string();
+        assert!(auth.session_is_valid(&session));
+        assert_eq!(auth.exchange(LOOPBACK, &cap), Err(BootstrapRefusal::Unavailable));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn ipv4_mapped_loopback_is_loopback() {
+        let (auth, cap) = WebAuth::new(7878);
+        let mapped = IpAddr::V6(Ipv4Addr::LOCALHOST.to_ipv6_mapped());
+        assert!(auth.exchange(mapped, &cap).is_ok());
+        let (auth, cap) = WebAuth::new(7878);
+        assert!(auth.exchange(IpAddr::V6(Ipv6Addr::LOCALHOST), &cap).is_ok());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn session_ends_twelve_hours_after_start() {
+        let (auth, cap) = WebAuth::new(7878);
+        let session = auth.exchange(LOOPBACK, &cap).unwrap().to_string();
+        tokio::time::advance(SESSION_TTL - Duration::from_secs(1)).await;
+        assert!(auth.session_is_valid(&session));
+        tokio::time::advance(Duration::from_secs(1)).await;
+        assert!(!auth.session_is_valid(&session));
+    }
+
+    #[test]
+    fn well_formedness() {
+        let good = format!("cwwb_{}", "a".repeat(64));
+        assert!(is_well_formed(&good, "cwwb_"));
+        assert!(!is_well_formed(&good.to_uppercase(), "cwwb_"));
+        assert!(!is_well_formed("cwwb_abc", "cwwb_"));
+        assert!(!is_well_formed(&format!("cwws_{}", "a".repeat(64)), "cwwb_"));
+        assert!(!is_well_formed(&format!("cwwb_{}", "g".repeat(64)), "cwwb_"));
+    }
+}

@@ -1,0 +1,71 @@
+//! Command-line interface. A subcommand appears here when it works.
+
+use clap::{Args, Parser, Subcommand};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "codewhale",
+    version,
+    about = "A local coding-agent runtime with a browser workbench and a durable HTTP/SSE API",
+    propagate_version = true
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Start the browser workbench on 127.0.0.1 and open it through a one-time sign-in link.
+    Web(WebArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct WebArgs {
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+
+    /// Host to bind. The workbench is loopback-only: anything but 127.0.0.1 is refused.
+    #[arg(long, default_value = "127.0.0.1", value_parser = parse_loopback_host)]
+    pub host: String,
+
+    /// Print the sign-in link without opening a browser.
+    #[arg(long)]
+    pub no_open: bool,
+
+    /// Runtime token for /v1 clients (else CODEWHALE_RUNTIME_TOKEN, DEEPSEEK_RUNTIME_TOKEN,
+    /// or a generated one that is never shown).
+    #[arg(long, value_name = "TOKEN", hide_env_values = true)]
+    pub auth_token: Option<String>,
+}
+
+fn parse_loopback_host(host: &str) -> Result<String, String> {
+    if host == "127.0.0.1" {
+        Ok(host.to_string())
+    } else {
+        Err(format!(
+            "codewhale web only binds 127.0.0.1 (got {host:?}); the workbench is never exposed beyond this machine"
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn cli_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn web_refuses_non_loopback_hosts() {
+        for host in ["0.0.0.0", "localhost", "::1", "192.168.1.2", "127.0.0.2"] {
+            let parsed = Cli::try_parse_from(["codewhale", "web", "--host", host]);
+            assert!(parsed.is_err(), "{host} must be refused");
+        }
+        assert!(Cli::try_parse_from(["codewhale", "web", "--host", "127.0.0.1"]).is_ok());
+    }
+}

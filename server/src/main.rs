@@ -1,0 +1,32 @@
+//! The `codewhale` binary.
+
+use clap::Parser;
+use codewhale::{cli, web};
+use std::process::ExitCode;
+
+#[tokio::main]
+async fn main() -> ExitCode {
+    let cli = cli::Cli::parse();
+    init_tracing();
+    let outcome = match cli.command {
+        cli::Command::Web(args) => web::run(args).await,
+    };
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(error) => {
+            eprintln!("codewhale: {error}");
+            error.exit_code()
+        }
+    }
+}
+
+/// Logs go to stderr (stdout carries only what the user asked for).
+/// `RUST_LOG` overrides the default level.
+fn init_tracing() {
+    use tracing_subscriber::EnvFilter;
+    let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .init();
+}

@@ -1,0 +1,4 @@
+//! Plain axum routes; each area exposes `fn router() -> Router<AppState>`.
+
+pub mod bootstrap;
+pub mod runtime;

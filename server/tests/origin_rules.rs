@@ -1,0 +1,202 @@
+//! Who may call the protected surface (`/api/*` server functions, `/v1/*`),
+//! and the browser-origin rules for cookie-authenticated requests.
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Request, StatusCode},
+};
+use common::{post, Harness, ORIGIN, TOKEN};
+
+async fn cookie_post(h: &Harness, cookie: &str, extra: &[(&str, &str)]) -> common::Reply {
+    let mut request = post("/api/ping").header(header::COOKIE, cookie);
+    for (name, value) in extra {
+        request = request.header(*name, *value);
+    }
+    h.send(request.body(Body::empty()).unwrap()).await
+}
+
+#[tokio::test]
+async fn cookie_post_with_the_exact_origin_succeeds() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    let reply = cookie_post(&h, &cookie, &[("origin", ORIGIN), ("sec-fetch-site", "same-origin")]).await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    assert!(reply.json()["server_time_ms"].as_u64().unwrap() > 0);
+}
+
+#[tokio::test]
+async fn cookie_post_without_origin_is_refused() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    let reply = cookie_post(&h, &cookie, &[]).await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
+    assert_eq!(reply.json()["error"]["status"], 403);
+    assert!(reply.json()["error"]["message"].as_str().unwrap().contains("Origin"));
+}
+
+#[tokio::test]
+async fn cookie_requests_with_any_other_origin_are_refused() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    for origin in [
+        "http://localhost:7878",
+        "http://127.0.0.1:7879",
+        "https://127.0.0.1:7878",
+        "http://127.0.0.1:7878/",
+        "http://evil.example",
+        "null",
+    ] {
+        let reply = cookie_post(&h, &cookie, &[("origin", origin)]).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{origin}");
+    }
+    // A safe method with a foreign Origin is refused too.
+    let request = Request::get("/v1/anything")
+        .header(header::COOKIE, &cookie)
+        .header("origin", "http://evil.example")
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(h.send(request).await.status, StatusCode::FORBIDDEN);
+}
+
+#[tokio::test]
+async fn unsafe_methods_all_need_the_origin() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    for method in ["POST", "PUT", "PATCH", "DELETE"] {
+        let request = Request::builder()
+            .method(method)
+            .uri("/v1/threads")
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(h.send(request).await.status, StatusCode::FORBIDDEN, "{method}");
+        let request = Request::builder()
+            .method(method)
+            .uri("/v1/threads")
+            .header(header::COOKIE, &cookie)
+            .header("origin", ORIGIN)
+            .body(Body::empty())
+            .unwrap();
+        // Authenticated: the route simply does not exist yet.
+        assert_eq!(h.send(request).await.status, StatusCode::NOT_FOUND, "{method}");
+    }
+}
+
+#[tokio::test]
+async fn safe_methods_without_origin_are_allowed() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    for method in ["GET", "HEAD", "OPTIONS"] {
+        let request = Request::builder()
+            .method(method)
+            .uri("/v1/threads")
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(h.send(request).await.status, StatusCode::NOT_FOUND, "{method}");
+    }
+}
+
+#[tokio::test]
+async fn fetch_metadata_other_than_same_origin_is_refused() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    for site in ["cross-site", "same-site", "none", "bogus"] {
+        let reply = cookie_post(&h, &cookie, &[("origin", ORIGIN), ("sec-fetch-site", site)]).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{site}");
+        let request = Request::get("/v1/threads")
+            .header(header::COOKIE, &cookie)
+            .header("sec-fetch-site", site)
+            .body(Body::empty())
+            .unwrap();
+        assert_eq!(h.send(request).await.status, StatusCode::FORBIDDEN, "GET {site}");
+    }
+}
+
+#[tokio::test]
+async fn bearer_and_token_header_clients_ignore_browser_rules() {
+    let h = Harness::new();
+    let credentials = [
+        ("authorization", format!("Bearer {TOKEN}")),
+        ("x-codewhale-runtime-token", TOKEN.to_string()),
+        ("x-deepseek-runtime-token", TOKEN.to_string()),
+    ];
+    for (name, value) in credentials {
+        let request = post("/api/ping")
+            .header(name, &value)
+            .header("origin", "http://evil.example")
+            .header("sec-fetch-site", "cross-site")
+            .body(Body::empty())
+            .unwrap();
+        let reply = h.send(request).await;
+        assert_eq!(reply.status, StatusCode::OK, "{name}: {}", reply.text());
+    }
+}
+
+#[tokio::test]
+async fn the_runtime_token_cookie_is_a_cookie_too() {
+    let h = Harness::new();
+    let cookie = format!("codewhale_runtime_token={TOKEN}");
+    assert_eq!(cookie_post(&h, &cookie, &[]).await.status, StatusCode::FORBIDDEN);
+    let ok = cookie_post(&h, &cookie, &[("origin", ORIGIN), ("sec-fetch-site", "same-origin")]).await;
+    assert_eq!(ok.status, StatusCode::OK);
+}
+
+#[tokio::test]
+async fn missing_or_wrong_credentials_get_a_json_401() {
+    let h = Harness::new();
+    let cases: [(&str, Option<(&str, String)>); 6] = [
+        ("/api/ping", None),
+        ("/api/ping", Some(("authorization", "Bearer wrong-token-wrong-token".into()))),
+        ("/api/ping", Some(("authorization", format!("Basic {TOKEN}")))),
+        ("/api/ping", Some(("x-codewhale-runtime-token", "nope".into()))),
+        ("/api/ping", Some(("cookie", "codewhale_web_session=cwws_forged".into()))),
+        (&*format!("/api/ping?token={TOKEN}"), None),
+    ];
+    for (path, credential) in cases {
+        let mut request = post(path).header("origin", ORIGIN);
+        if let Some((name, value)) = &credential {
+            request = request.header(*name, value);
+        }
+        let reply = h.send(request.body(Body::empty()).unwrap()).await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{path} {credential:?}");
+        assert_eq!(reply.json()["error"]["status"], 401);
+        assert!(!reply.all_bytes().contains(TOKEN));
+    }
+}
+
+#[tokio::test]
+async fn a_wrong_header_token_is_refused_even_with_a_valid_cookie() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    let reply = cookie_post(
+        &h,
+        &cookie,
+        &[("origin", ORIGIN), ("authorization", "Bearer not-the-token-at-all")],
+    )
+    .await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+}
+
+#[tokio::test]
+async fn health_and_runtime_info_are_public() {
+    let h = Harness::new();
+    let health = h.get("/health").await;
+    assert_eq!(health.status, StatusCode::OK);
+    assert_eq!(
+        health.json(),
+        serde_json::json!({"status": "ok", "service": "codewhale-runtime-api", "mode": "local"})
+    );
+    let info = h.get("/v1/runtime/info").await.json();
+    assert_eq!(info["runtime_api_version"], "1.0");
+    assert_eq!(info["codewhale_version"], env!("CARGO_PKG_VERSION"));
+    assert_eq!(info["bind_host"], "127.0.0.1");
+    assert_eq!(info["port"], 7878);
+    assert_eq!(info["auth_required"], true);
+    assert_eq!(info["capabilities"]["web_client"], true);
+    // Nothing that does not exist yet is claimed.
+    assert_eq!(info["capabilities"]["threads"], false);
+    assert_eq!(info["capabilities"]["event_replay"], false);
+}

@@ -1,0 +1,146 @@
+//! What the server sends: security headers, the page CSP and its nonce,
+//! embedded assets with types, ETags and compression, and never the token.
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Request, StatusCode},
+};
+use common::{post, Harness, ORIGIN, TOKEN};
+
+fn name() -> &'static str {
+    app::OUTPUT_NAME
+}
+
+#[tokio::test]
+async fn pages_carry_a_nonce_csp_that_matches_their_scripts() {
+    let h = Harness::new();
+    let page = h.get("/").await;
+    let csp = page.header("content-security-policy").expect("CSP");
+    assert!(!csp.contains("unsafe-inline"), "{csp}");
+    assert!(!csp.contains("unsafe-eval'") || csp.contains("wasm-unsafe-eval"), "{csp}");
+    assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
+    assert!(csp.contains("default-src 'none'"), "{csp}");
+    let nonce = csp
+        .split("'nonce-")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("a nonce in script-src");
+    assert!(nonce.len() >= 16);
+    let html = page.text();
+    let scripts = html.matches("<script").count();
+    assert!(scripts >= 1, "the hydration script is inline");
+    assert_eq!(
+        html.matches(&format!("nonce=\"{nonce}\"")).count(),
+        scripts,
+        "every inline script carries this response's nonce"
+    );
+    assert_eq!(page.header("x-content-type-options").as_deref(), Some("nosniff"));
+    assert_eq!(page.header("referrer-policy").as_deref(), Some("no-referrer"));
+    assert_eq!(page.header("cache-control").as_deref(), Some("no-store"));
+    assert!(page.header("content-type").unwrap().starts_with("text/html"));
+
+    let second = h.get("/").await.header("content-security-policy").unwrap();
+    assert_ne!(csp, second, "a fresh nonce per response");
+}
+
+#[tokio::test]
+async fn unknown_pages_are_a_404_with_the_same_protections() {
+    let h = Harness::new();
+    let reply = h.get("/no/such/page").await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert!(reply.text().contains("Not found"));
+    assert!(reply.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+    assert_eq!(reply.header("x-content-type-options").as_deref(), Some("nosniff"));
+}
+
+#[tokio::test]
+async fn assets_have_types_etags_and_strict_headers() {
+    let h = Harness::new();
+    for (path, mime) in [
+        (format!("/pkg/{}.js", name()), "text/javascript"),
+        (format!("/pkg/{}_bg.wasm", name()), "application/wasm"),
+        (format!("/pkg/{}.css", name()), "text/css"),
+        ("/favicon.svg".to_string(), "image/svg+xml"),
+    ] {
+        let reply = h.get(&path).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        assert!(reply.header("content-type").unwrap().starts_with(mime), "{path}");
+        assert_eq!(reply.header("x-content-type-options").as_deref(), Some("nosniff"));
+        assert_eq!(reply.header("referrer-policy").as_deref(), Some("no-referrer"));
+        assert!(reply.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+        let etag = reply.header("etag").expect("etag");
+        let revalidate = Request::get(&path)
+            .header(header::IF_NONE_MATCH, &etag)
+            .body(Body::empty())
+            .unwrap();
+        let cached = h.send(revalidate).await;
+        assert_eq!(cached.status, StatusCode::NOT_MODIFIED, "{path}");
+        assert!(cached.body.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn wasm_js_and_css_are_served_compressed() {
+    let h = Harness::new();
+    for path in [
+        format!("/pkg/{}.js", name()),
+        format!("/pkg/{}_bg.wasm", name()),
+        format!("/pkg/{}.css", name()),
+    ] {
+        for encoding in ["gzip", "br"] {
+            let request = Request::get(&path)
+                .header(header::ACCEPT_ENCODING, encoding)
+                .body(Body::empty())
+                .unwrap();
+            let reply = h.send(request).await;
+            assert_eq!(reply.header("content-encoding").as_deref(), Some(encoding), "{path}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_runtime_token_is_in_no_served_byte() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    let mut replies = Vec::new();
+    for path in [
+        "/".to_string(),
+        "/health".into(),
+        "/v1/runtime/info".into(),
+        "/no/such/page".into(),
+        format!("/pkg/{}.js", name()),
+        format!("/pkg/{}_bg.wasm", name()),
+        format!("/pkg/{}.css", name()),
+        "/favicon.svg".into(),
+        "/manifest.webmanifest".into(),
+        h.bootstrap_path(),
+    ] {
+        replies.push(h.get(&path).await);
+        let request = Request::get(&path)
+            .header(header::COOKIE, &cookie)
+            .body(Body::empty())
+            .unwrap();
+        replies.push(h.send(request).await);
+    }
+    for path in ["/api/ping", "/api/workbench"] {
+        let request = post(path)
+            .header(header::COOKIE, &cookie)
+            .header(header::ORIGIN, ORIGIN)
+            .body(Body::empty())
+            .unwrap();
+        let reply = h.send(request).await;
+        assert_eq!(reply.status, StatusCode::OK, "{path}");
+        replies.push(reply);
+        let request = post(path)
+            .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
+            .body(Body::empty())
+            .unwrap();
+        replies.push(h.send(request).await);
+    }
+    for reply in replies {
+        assert!(!reply.all_bytes().contains(TOKEN), "token leaked");
+        assert!(!reply.all_bytes().contains(&TOKEN[5..]), "token leaked");
+    }
+}

@@ -1,0 +1,142 @@
+//! The one-time bootstrap exchange of `codewhale web`, over the real router.
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Request, StatusCode},
+};
+use common::Harness;
+use std::{net::SocketAddr, time::Duration};
+
+#[tokio::test]
+async fn valid_capability_sets_a_strict_session_cookie_and_redirects_home() {
+    let h = Harness::new();
+    let reply = h.get(&h.bootstrap_path()).await;
+    assert_eq!(reply.status, StatusCode::SEE_OTHER);
+    assert_eq!(reply.header("location").as_deref(), Some("/"));
+    assert_eq!(reply.header("cache-control").as_deref(), Some("no-store"));
+    let cookie = reply.header("set-cookie").expect("session cookie");
+    let (pair, attributes) = cookie.split_once("; ").unwrap();
+    let (name, value) = pair.split_once('=').unwrap();
+    assert_eq!(name, "codewhale_web_session");
+    assert!(value.starts_with("cwws_") && value.len() == 5 + 64, "{value}");
+    assert_eq!(attributes, "HttpOnly; SameSite=Strict; Path=/");
+    assert!(!value.contains(&h.capability[5..]), "the session is not the capability");
+}
+
+#[tokio::test]
+async fn a_capability_works_only_once() {
+    let h = Harness::new();
+    assert_eq!(h.get(&h.bootstrap_path()).await.status, StatusCode::SEE_OTHER);
+    let again = h.get(&h.bootstrap_path()).await;
+    assert_eq!(again.status, StatusCode::UNAUTHORIZED);
+    assert!(again.header("set-cookie").is_none());
+    assert!(again.text().contains("works once"));
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_capability_expires_after_ten_minutes() {
+    let h = Harness::new();
+    tokio::time::advance(Duration::from_secs(10 * 60)).await;
+    let reply = h.get(&h.bootstrap_path()).await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    assert!(reply.header("set-cookie").is_none());
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_capability_is_still_good_just_before_expiry() {
+    let h = Harness::new();
+    tokio::time::advance(Duration::from_secs(10 * 60 - 1)).await;
+    assert_eq!(h.get(&h.bootstrap_path()).await.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn malformed_capabilities_fail_closed() {
+    let h = Harness::new();
+    let wrong_but_well_formed = format!("cwwb_{}", "0".repeat(64));
+    let too_long = format!("{}0", h.capability);
+    let upper = h.capability.to_uppercase();
+    let huge = "a".repeat(16 * 1024);
+    for candidate in [
+        "x",
+        "cwwb_",
+        "cwwb_zz",
+        &wrong_but_well_formed,
+        &too_long,
+        &upper,
+        &huge,
+        "..%2F..%2Fetc%2Fpasswd",
+    ] {
+        let reply = h.get(&format!("/__codewhale/bootstrap/{candidate}")).await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{candidate}");
+        assert!(reply.header("set-cookie").is_none(), "{candidate}");
+    }
+    // None of those consumed the real capability.
+    assert_eq!(h.get(&h.bootstrap_path()).await.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn non_loopback_peers_are_refused_without_consuming_the_capability() {
+    let h = Harness::new();
+    for peer in ["192.168.1.20:5000", "10.0.0.2:1", "[2001:db8::1]:443"] {
+        let request = Request::get(h.bootstrap_path()).body(Body::empty()).unwrap();
+        let reply = h.send_from(request, peer.parse::<SocketAddr>().unwrap()).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{peer}");
+        assert!(reply.header("set-cookie").is_none());
+    }
+    assert_eq!(h.get(&h.bootstrap_path()).await.status, StatusCode::SEE_OTHER);
+}
+
+#[tokio::test]
+async fn the_session_opens_the_workbench_and_nothing_else_does() {
+    let h = Harness::new();
+    let anonymous = h.get("/").await;
+    assert_eq!(anonymous.status, StatusCode::OK);
+    assert!(anonymous.text().contains("not signed in"));
+    let workspace = std::env::current_dir().unwrap().display().to_string();
+    assert!(!anonymous.text().contains(&workspace), "no data for visitors");
+
+    let cookie = h.sign_in().await;
+    let request = Request::get("/")
+        .header(header::COOKIE, &cookie)
+        .header("sec-fetch-site", "none")
+        .body(Body::empty())
+        .unwrap();
+    let signed_in = h.send(request).await;
+    assert_eq!(signed_in.status, StatusCode::OK);
+    assert!(signed_in.text().contains(&workspace));
+    assert!(signed_in.text().contains("Check connection"));
+}
+
+#[tokio::test]
+async fn a_cross_site_navigation_sees_the_sign_in_page() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    for site in ["cross-site", "same-site"] {
+        let request = Request::get("/")
+            .header(header::COOKIE, &cookie)
+            .header("sec-fetch-site", site)
+            .body(Body::empty())
+            .unwrap();
+        let reply = h.send(request).await;
+        assert!(reply.text().contains("not signed in"), "{site}");
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_session_ends_twelve_hours_after_start() {
+    let h = Harness::new();
+    let cookie = h.sign_in().await;
+    tokio::time::advance(Duration::from_secs(12 * 60 * 60)).await;
+    let request = common::post("/api/ping")
+        .header(header::COOKIE, &cookie)
+        .header(header::ORIGIN, common::ORIGIN)
+        .body(Body::empty())
+        .unwrap();
+    assert_eq!(h.send(request).await.status, StatusCode::UNAUTHORIZED);
+    let page = h
+        .send(Request::get("/").header(header::COOKIE, &cookie).body(Body::empty()).unwrap())
+        .await;
+    assert!(page.text().contains("not signed in"));
+}
