@@ -36,7 +36,7 @@ pub struct WebArgs {
 
     /// Runtime token for /v1 clients (else CODEWHALE_RUNTIME_TOKEN, DEEPSEEK_RUNTIME_TOKEN,
     /// or a generated one that is never shown).
-    #[arg(long, value_name = "TOKEN", hide_env_values = true)]
+    #[arg(long, value_name = "TOKEN")]
     pub auth_token: Option<String>,
 }
 

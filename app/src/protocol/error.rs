@@ -22,3 +22,17 @@ impl ErrorEnvelope {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn error_envelope_wire_shape() {
+        let json = serde_json::to_value(ErrorEnvelope::new(404, "no such thread")).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"error": {"message": "no such thread", "status": 404}})
+        );
+    }
+}

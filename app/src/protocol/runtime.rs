@@ -66,3 +66,23 @@ impl Capabilities {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn health_wire_shape() {
+        assert_eq!(
+            serde_json::to_value(Health::ok()).unwrap(),
+            serde_json::json!({"status": "ok", "service": "codewhale-runtime-api", "mode": "local"})
+        );
+    }
+
+    #[test]
+    fn only_what_exists_is_claimed() {
+        let current = Capabilities::current();
+        assert!(current.web_client && current.web_bootstrap);
+        assert!(!current.threads && !current.turns && !current.event_replay);
+    }
+}
