@@ -53,7 +53,9 @@ fn source_digest(root: &Path) -> String {
 
 fn collect(root: &Path, path: &PathBuf, files: &mut Vec<String>) {
     if path.is_dir() {
-        let Ok(entries) = fs::read_dir(path) else { return };
+        let Ok(entries) = fs::read_dir(path) else {
+            return;
+        };
         for entry in entries.flatten() {
             collect(root, &entry.path(), files);
         }

@@ -53,7 +53,10 @@ fn embedded_file(request: &Request, file: rust_embed::EmbeddedFile) -> Response 
 
 /// Text types get an explicit charset.
 fn content_type(mime: &str) -> String {
-    let textual = mime.starts_with("text/") || mime.ends_with("javascript") || mime.ends_with("json") || mime.ends_with("+xml");
+    let textual = mime.starts_with("text/")
+        || mime.ends_with("javascript")
+        || mime.ends_with("json")
+        || mime.ends_with("+xml");
     if textual && !mime.contains("charset") {
         format!("{mime}; charset=utf-8")
     } else {
@@ -84,14 +87,20 @@ mod tests {
             "favicon.svg".to_string(),
             "manifest.webmanifest".to_string(),
         ] {
-            assert!(Site::get(&path).is_some(), "{path} is missing from the embedded site");
+            assert!(
+                Site::get(&path).is_some(),
+                "{path} is missing from the embedded site"
+            );
         }
     }
 
     #[test]
     fn content_types_carry_charsets_for_text() {
         assert_eq!(content_type("text/css"), "text/css; charset=utf-8");
-        assert_eq!(content_type("text/javascript"), "text/javascript; charset=utf-8");
+        assert_eq!(
+            content_type("text/javascript"),
+            "text/javascript; charset=utf-8"
+        );
         assert_eq!(content_type("application/wasm"), "application/wasm");
     }
 }

@@ -46,7 +46,9 @@ impl IntoResponse for ApiError {
 
 #[derive(Debug, thiserror::Error)]
 pub enum RunError {
-    #[error("port {port} on {host} is already in use; stop the other process or choose another --port")]
+    #[error(
+        "port {port} on {host} is already in use; stop the other process or choose another --port"
+    )]
     PortInUse { host: String, port: u16 },
     #[error("cannot listen on {host}:{port}: {source}")]
     Bind {

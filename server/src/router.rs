@@ -23,7 +23,10 @@ pub fn app(state: AppState) -> Router {
             move || app::shell(options.clone()),
         )
         .fallback(assets::serve)
-        .layer(middleware::from_fn_with_state(state.clone(), auth::authenticate))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::authenticate,
+        ))
         .layer(middleware::from_fn(headers::security_headers))
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http().make_span_with(request_span))

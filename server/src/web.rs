@@ -21,7 +21,10 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
     let state = app_state(&args.host, port, Some(token), Some(web));
 
     // The one line on stdout: the sign-in link.
-    println!("{launch_url}");
+    #[allow(clippy::print_stdout)]
+    {
+        println!("{launch_url}");
+    }
     eprintln!(
         "codewhale web is serving http://{}:{port}/ — open the link above to sign in (it works once, for 10 minutes). Ctrl+C stops it.",
         args.host
@@ -37,12 +40,21 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
         .map_err(RunError::Serve)
 }
 
-pub fn app_state(host: &str, port: u16, token: Option<RuntimeToken>, web: Option<WebAuth>) -> AppState {
+pub fn app_state(
+    host: &str,
+    port: u16,
+    token: Option<RuntimeToken>,
+    web: Option<WebAuth>,
+) -> AppState {
     let bind_address = format!("{host}:{port}");
     let leptos_options = LeptosOptions::builder()
         .output_name(app::OUTPUT_NAME)
         .site_pkg_dir("pkg")
-        .site_addr(bind_address.parse::<SocketAddr>().unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], port))))
+        .site_addr(
+            bind_address
+                .parse::<SocketAddr>()
+                .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], port))),
+        )
         .build();
     let workspace = std::env::current_dir()
         .map(|dir| dir.display().to_string())

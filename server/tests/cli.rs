@@ -14,7 +14,10 @@ fn codewhale() -> Command {
     command
         .env_remove("CODEWHALE_RUNTIME_TOKEN")
         .env_remove("DEEPSEEK_RUNTIME_TOKEN")
-        .env("CODEWHALE_HOME", std::env::temp_dir().join("codewhale-cli-test"));
+        .env(
+            "CODEWHALE_HOME",
+            std::env::temp_dir().join("codewhale-cli-test"),
+        );
     command
 }
 
@@ -44,14 +47,22 @@ fn unknown_flags_exit_2_with_clap_message() {
     let out = codewhale().args(["web", "--frobnicate"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8(out.stderr).unwrap();
-    assert!(stderr.contains("unexpected argument '--frobnicate'"), "{stderr}");
+    assert!(
+        stderr.contains("unexpected argument '--frobnicate'"),
+        "{stderr}"
+    );
 }
 
 #[test]
 fn non_loopback_hosts_are_refused() {
-    let out = codewhale().args(["web", "--host", "0.0.0.0", "--no-open"]).output().unwrap();
+    let out = codewhale()
+        .args(["web", "--host", "0.0.0.0", "--no-open"])
+        .output()
+        .unwrap();
     assert_eq!(out.status.code(), Some(2));
-    assert!(String::from_utf8(out.stderr).unwrap().contains("only binds 127.0.0.1"));
+    assert!(String::from_utf8(out.stderr)
+        .unwrap()
+        .contains("only binds 127.0.0.1"));
 }
 
 #[test]
@@ -91,9 +102,14 @@ async fn sign_in_over_tcp_and_no_secret_in_output() {
     let mut url = String::new();
     stdout.read_line(&mut url).unwrap();
     let url = url.trim().to_string();
-    let (base, capability) = url.split_once("/__codewhale/bootstrap/").expect("launch URL");
+    let (base, capability) = url
+        .split_once("/__codewhale/bootstrap/")
+        .expect("launch URL");
     assert!(base.starts_with("http://127.0.0.1:"), "{url}");
-    assert!(capability.starts_with("cwwb_") && capability.len() == 5 + 64, "{url}");
+    assert!(
+        capability.starts_with("cwwb_") && capability.len() == 5 + 64,
+        "{url}"
+    );
     assert!(!url.contains(TOKEN));
 
     let client = reqwest::Client::builder()

@@ -21,7 +21,12 @@ async fn cookie_post(h: &Harness, cookie: &str, extra: &[(&str, &str)]) -> commo
 async fn cookie_post_with_the_exact_origin_succeeds() {
     let h = Harness::new();
     let cookie = h.sign_in().await;
-    let reply = cookie_post(&h, &cookie, &[("origin", ORIGIN), ("sec-fetch-site", "same-origin")]).await;
+    let reply = cookie_post(
+        &h,
+        &cookie,
+        &[("origin", ORIGIN), ("sec-fetch-site", "same-origin")],
+    )
+    .await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
     assert!(reply.json()["server_time_ms"].as_u64().unwrap() > 0);
 }
@@ -33,7 +38,10 @@ async fn cookie_post_without_origin_is_refused() {
     let reply = cookie_post(&h, &cookie, &[]).await;
     assert_eq!(reply.status, StatusCode::FORBIDDEN);
     assert_eq!(reply.json()["error"]["status"], 403);
-    assert!(reply.json()["error"]["message"].as_str().unwrap().contains("Origin"));
+    assert!(reply.json()["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("Origin"));
 }
 
 #[tokio::test]
@@ -71,7 +79,11 @@ async fn unsafe_methods_all_need_the_origin() {
             .header(header::COOKIE, &cookie)
             .body(Body::empty())
             .unwrap();
-        assert_eq!(h.send(request).await.status, StatusCode::FORBIDDEN, "{method}");
+        assert_eq!(
+            h.send(request).await.status,
+            StatusCode::FORBIDDEN,
+            "{method}"
+        );
         let request = Request::builder()
             .method(method)
             .uri("/v1/threads")
@@ -80,7 +92,11 @@ async fn unsafe_methods_all_need_the_origin() {
             .body(Body::empty())
             .unwrap();
         // Authenticated: the route simply does not exist yet.
-        assert_eq!(h.send(request).await.status, StatusCode::NOT_FOUND, "{method}");
+        assert_eq!(
+            h.send(request).await.status,
+            StatusCode::NOT_FOUND,
+            "{method}"
+        );
     }
 }
 
@@ -95,7 +111,11 @@ async fn safe_methods_without_origin_are_allowed() {
             .header(header::COOKIE, &cookie)
             .body(Body::empty())
             .unwrap();
-        assert_eq!(h.send(request).await.status, StatusCode::NOT_FOUND, "{method}");
+        assert_eq!(
+            h.send(request).await.status,
+            StatusCode::NOT_FOUND,
+            "{method}"
+        );
     }
 }
 
@@ -111,7 +131,11 @@ async fn fetch_metadata_other_than_same_origin_is_refused() {
             .header("sec-fetch-site", site)
             .body(Body::empty())
             .unwrap();
-        assert_eq!(h.send(request).await.status, StatusCode::FORBIDDEN, "GET {site}");
+        assert_eq!(
+            h.send(request).await.status,
+            StatusCode::FORBIDDEN,
+            "GET {site}"
+        );
     }
 }
 
@@ -139,8 +163,16 @@ async fn bearer_and_token_header_clients_ignore_browser_rules() {
 async fn the_runtime_token_cookie_is_a_cookie_too() {
     let h = Harness::new();
     let cookie = format!("codewhale_runtime_token={TOKEN}");
-    assert_eq!(cookie_post(&h, &cookie, &[]).await.status, StatusCode::FORBIDDEN);
-    let ok = cookie_post(&h, &cookie, &[("origin", ORIGIN), ("sec-fetch-site", "same-origin")]).await;
+    assert_eq!(
+        cookie_post(&h, &cookie, &[]).await.status,
+        StatusCode::FORBIDDEN
+    );
+    let ok = cookie_post(
+        &h,
+        &cookie,
+        &[("origin", ORIGIN), ("sec-fetch-site", "same-origin")],
+    )
+    .await;
     assert_eq!(ok.status, StatusCode::OK);
 }
 
@@ -149,10 +181,22 @@ async fn missing_or_wrong_credentials_get_a_json_401() {
     let h = Harness::new();
     let cases: [(&str, Option<(&str, String)>); 6] = [
         ("/api/ping", None),
-        ("/api/ping", Some(("authorization", "Bearer wrong-token-wrong-token".into()))),
-        ("/api/ping", Some(("authorization", format!("Basic {TOKEN}")))),
-        ("/api/ping", Some(("x-codewhale-runtime-token", "nope".into()))),
-        ("/api/ping", Some(("cookie", "codewhale_web_session=cwws_forged".into()))),
+        (
+            "/api/ping",
+            Some(("authorization", "Bearer wrong-token-wrong-token".into())),
+        ),
+        (
+            "/api/ping",
+            Some(("authorization", format!("Basic {TOKEN}"))),
+        ),
+        (
+            "/api/ping",
+            Some(("x-codewhale-runtime-token", "nope".into())),
+        ),
+        (
+            "/api/ping",
+            Some(("cookie", "codewhale_web_session=cwws_forged".into())),
+        ),
         (&*format!("/api/ping?token={TOKEN}"), None),
     ];
     for (path, credential) in cases {
@@ -161,7 +205,11 @@ async fn missing_or_wrong_credentials_get_a_json_401() {
             request = request.header(*name, value);
         }
         let reply = h.send(request.body(Body::empty()).unwrap()).await;
-        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{path} {credential:?}");
+        assert_eq!(
+            reply.status,
+            StatusCode::UNAUTHORIZED,
+            "{path} {credential:?}"
+        );
         assert_eq!(reply.json()["error"]["status"], 401);
         assert!(!reply.all_bytes().contains(TOKEN));
     }
@@ -174,7 +222,10 @@ async fn a_wrong_header_token_is_refused_even_with_a_valid_cookie() {
     let reply = cookie_post(
         &h,
         &cookie,
-        &[("origin", ORIGIN), ("authorization", "Bearer not-the-token-at-all")],
+        &[
+            ("origin", ORIGIN),
+            ("authorization", "Bearer not-the-token-at-all"),
+        ],
     )
     .await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);

@@ -19,7 +19,10 @@ async fn pages_carry_a_nonce_csp_that_matches_their_scripts() {
     let page = h.get("/").await;
     let csp = page.header("content-security-policy").expect("CSP");
     assert!(!csp.contains("unsafe-inline"), "{csp}");
-    assert!(!csp.contains("unsafe-eval'") || csp.contains("wasm-unsafe-eval"), "{csp}");
+    assert!(
+        !csp.contains("unsafe-eval'") || csp.contains("wasm-unsafe-eval"),
+        "{csp}"
+    );
     assert!(csp.contains("frame-ancestors 'none'"), "{csp}");
     assert!(csp.contains("default-src 'none'"), "{csp}");
     let nonce = csp
@@ -36,10 +39,19 @@ async fn pages_carry_a_nonce_csp_that_matches_their_scripts() {
         scripts,
         "every inline script carries this response's nonce"
     );
-    assert_eq!(page.header("x-content-type-options").as_deref(), Some("nosniff"));
-    assert_eq!(page.header("referrer-policy").as_deref(), Some("no-referrer"));
+    assert_eq!(
+        page.header("x-content-type-options").as_deref(),
+        Some("nosniff")
+    );
+    assert_eq!(
+        page.header("referrer-policy").as_deref(),
+        Some("no-referrer")
+    );
     assert_eq!(page.header("cache-control").as_deref(), Some("no-store"));
-    assert!(page.header("content-type").unwrap().starts_with("text/html"));
+    assert!(page
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
 
     let second = h.get("/").await.header("content-security-policy").unwrap();
     assert_ne!(csp, second, "a fresh nonce per response");
@@ -51,8 +63,14 @@ async fn unknown_pages_are_a_404_with_the_same_protections() {
     let reply = h.get("/no/such/page").await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND);
     assert!(reply.text().contains("Not found"));
-    assert!(reply.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
-    assert_eq!(reply.header("x-content-type-options").as_deref(), Some("nosniff"));
+    assert!(reply
+        .header("content-security-policy")
+        .unwrap()
+        .contains("frame-ancestors 'none'"));
+    assert_eq!(
+        reply.header("x-content-type-options").as_deref(),
+        Some("nosniff")
+    );
 }
 
 #[tokio::test]
@@ -66,10 +84,22 @@ async fn assets_have_types_etags_and_strict_headers() {
     ] {
         let reply = h.get(&path).await;
         assert_eq!(reply.status, StatusCode::OK, "{path}");
-        assert!(reply.header("content-type").unwrap().starts_with(mime), "{path}");
-        assert_eq!(reply.header("x-content-type-options").as_deref(), Some("nosniff"));
-        assert_eq!(reply.header("referrer-policy").as_deref(), Some("no-referrer"));
-        assert!(reply.header("content-security-policy").unwrap().contains("frame-ancestors 'none'"));
+        assert!(
+            reply.header("content-type").unwrap().starts_with(mime),
+            "{path}"
+        );
+        assert_eq!(
+            reply.header("x-content-type-options").as_deref(),
+            Some("nosniff")
+        );
+        assert_eq!(
+            reply.header("referrer-policy").as_deref(),
+            Some("no-referrer")
+        );
+        assert!(reply
+            .header("content-security-policy")
+            .unwrap()
+            .contains("frame-ancestors 'none'"));
         let etag = reply.header("etag").expect("etag");
         let revalidate = Request::get(&path)
             .header(header::IF_NONE_MATCH, &etag)
@@ -95,7 +125,11 @@ async fn wasm_js_and_css_are_served_compressed() {
                 .body(Body::empty())
                 .unwrap();
             let reply = h.send(request).await;
-            assert_eq!(reply.header("content-encoding").as_deref(), Some(encoding), "{path}");
+            assert_eq!(
+                reply.header("content-encoding").as_deref(),
+                Some(encoding),
+                "{path}"
+            );
         }
     }
 }

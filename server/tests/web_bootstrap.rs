@@ -20,15 +20,24 @@ async fn valid_capability_sets_a_strict_session_cookie_and_redirects_home() {
     let (pair, attributes) = cookie.split_once("; ").unwrap();
     let (name, value) = pair.split_once('=').unwrap();
     assert_eq!(name, "codewhale_web_session");
-    assert!(value.starts_with("cwws_") && value.len() == 5 + 64, "{value}");
+    assert!(
+        value.starts_with("cwws_") && value.len() == 5 + 64,
+        "{value}"
+    );
     assert_eq!(attributes, "HttpOnly; SameSite=Strict; Path=/");
-    assert!(!value.contains(&h.capability[5..]), "the session is not the capability");
+    assert!(
+        !value.contains(&h.capability[5..]),
+        "the session is not the capability"
+    );
 }
 
 #[tokio::test]
 async fn a_capability_works_only_once() {
     let h = Harness::new();
-    assert_eq!(h.get(&h.bootstrap_path()).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        h.get(&h.bootstrap_path()).await.status,
+        StatusCode::SEE_OTHER
+    );
     let again = h.get(&h.bootstrap_path()).await;
     assert_eq!(again.status, StatusCode::UNAUTHORIZED);
     assert!(again.header("set-cookie").is_none());
@@ -48,7 +57,10 @@ async fn a_capability_expires_after_ten_minutes() {
 async fn a_capability_is_still_good_just_before_expiry() {
     let h = Harness::new();
     tokio::time::advance(Duration::from_secs(10 * 60 - 1)).await;
-    assert_eq!(h.get(&h.bootstrap_path()).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        h.get(&h.bootstrap_path()).await.status,
+        StatusCode::SEE_OTHER
+    );
 }
 
 #[tokio::test]
@@ -73,19 +85,29 @@ async fn malformed_capabilities_fail_closed() {
         assert!(reply.header("set-cookie").is_none(), "{candidate}");
     }
     // None of those consumed the real capability.
-    assert_eq!(h.get(&h.bootstrap_path()).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        h.get(&h.bootstrap_path()).await.status,
+        StatusCode::SEE_OTHER
+    );
 }
 
 #[tokio::test]
 async fn non_loopback_peers_are_refused_without_consuming_the_capability() {
     let h = Harness::new();
     for peer in ["192.168.1.20:5000", "10.0.0.2:1", "[2001:db8::1]:443"] {
-        let request = Request::get(h.bootstrap_path()).body(Body::empty()).unwrap();
-        let reply = h.send_from(request, peer.parse::<SocketAddr>().unwrap()).await;
+        let request = Request::get(h.bootstrap_path())
+            .body(Body::empty())
+            .unwrap();
+        let reply = h
+            .send_from(request, peer.parse::<SocketAddr>().unwrap())
+            .await;
         assert_eq!(reply.status, StatusCode::FORBIDDEN, "{peer}");
         assert!(reply.header("set-cookie").is_none());
     }
-    assert_eq!(h.get(&h.bootstrap_path()).await.status, StatusCode::SEE_OTHER);
+    assert_eq!(
+        h.get(&h.bootstrap_path()).await.status,
+        StatusCode::SEE_OTHER
+    );
 }
 
 #[tokio::test]
@@ -95,7 +117,10 @@ async fn the_session_opens_the_workbench_and_nothing_else_does() {
     assert_eq!(anonymous.status, StatusCode::OK);
     assert!(anonymous.text().contains("not signed in"));
     let workspace = std::env::current_dir().unwrap().display().to_string();
-    assert!(!anonymous.text().contains(&workspace), "no data for visitors");
+    assert!(
+        !anonymous.text().contains(&workspace),
+        "no data for visitors"
+    );
 
     let cookie = h.sign_in().await;
     let request = Request::get("/")
@@ -136,7 +161,12 @@ async fn the_session_ends_twelve_hours_after_start() {
         .unwrap();
     assert_eq!(h.send(request).await.status, StatusCode::UNAUTHORIZED);
     let page = h
-        .send(Request::get("/").header(header::COOKIE, &cookie).body(Body::empty()).unwrap())
+        .send(
+            Request::get("/")
+                .header(header::COOKIE, &cookie)
+                .body(Body::empty())
+                .unwrap(),
+        )
         .await;
     assert!(page.text().contains("not signed in"));
 }

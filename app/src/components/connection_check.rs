@@ -28,7 +28,10 @@ pub fn ConnectionCheck() -> impl IntoView {
 
 #[cfg(feature = "hydrate")]
 fn now_ms() -> f64 {
-    leptos::prelude::window().performance().map(|p| p.now()).unwrap_or_default()
+    leptos::prelude::window()
+        .performance()
+        .map(|p| p.now())
+        .unwrap_or_default()
 }
 
 #[cfg(not(feature = "hydrate"))]

@@ -29,7 +29,11 @@ pub fn identify(
     // An explicit token (bearer or header) is judged on its own: a wrong one
     // is refused even if a valid cookie rides along.
     if let Some(token) = header_token(headers)? {
-        let valid = state.runtime.token.as_ref().is_some_and(|t| t.matches(token));
+        let valid = state
+            .runtime
+            .token
+            .as_ref()
+            .is_some_and(|t| t.matches(token));
         return if valid {
             Ok(Viewer::RuntimeToken)
         } else {
@@ -54,7 +58,9 @@ fn header_token(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
         let token = value
             .strip_prefix("Bearer ")
             .or_else(|| value.strip_prefix("bearer "))
-            .ok_or(ApiError::Unauthorized("Authorization must use the Bearer scheme"))?;
+            .ok_or(ApiError::Unauthorized(
+                "Authorization must use the Bearer scheme",
+            ))?;
         return Ok(Some(token.trim()));
     }
     for name in TOKEN_HEADERS {

@@ -31,20 +31,35 @@ fn classify(path: &str) -> Access {
     }
 }
 
-pub async fn authenticate(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+pub async fn authenticate(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let viewer = match classify(request.uri().path()) {
         Access::Public => Viewer::Anonymous,
         Access::Protected => {
-            match identify(&state, RequestKind::Api, request.method(), request.headers()) {
+            match identify(
+                &state,
+                RequestKind::Api,
+                request.method(),
+                request.headers(),
+            ) {
                 Ok(viewer) if viewer.is_authenticated() => viewer,
                 Ok(_) => {
-                    return ApiError::Unauthorized("runtime API bearer token required").into_response()
+                    return ApiError::Unauthorized("runtime API bearer token required")
+                        .into_response()
                 }
                 Err(refusal) => return refusal.into_response(),
             }
         }
-        Access::Page => identify(&state, RequestKind::Page, request.method(), request.headers())
-            .unwrap_or(Viewer::Anonymous),
+        Access::Page => identify(
+            &state,
+            RequestKind::Page,
+            request.method(),
+            request.headers(),
+        )
+        .unwrap_or(Viewer::Anonymous),
     };
     request.extensions_mut().insert(viewer);
     next.run(request).await

@@ -107,7 +107,10 @@ mod tests {
         let (auth, cap) = WebAuth::new(7878);
         let session = auth.exchange(LOOPBACK, &cap).unwrap().to_string();
         assert!(auth.session_is_valid(&session));
-        assert_eq!(auth.exchange(LOOPBACK, &cap), Err(BootstrapRefusal::Unavailable));
+        assert_eq!(
+            auth.exchange(LOOPBACK, &cap),
+            Err(BootstrapRefusal::Unavailable)
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -135,7 +138,13 @@ mod tests {
         assert!(is_well_formed(&good, "cwwb_"));
         assert!(!is_well_formed(&good.to_uppercase(), "cwwb_"));
         assert!(!is_well_formed("cwwb_abc", "cwwb_"));
-        assert!(!is_well_formed(&format!("cwws_{}", "a".repeat(64)), "cwwb_"));
-        assert!(!is_well_formed(&format!("cwwb_{}", "g".repeat(64)), "cwwb_"));
+        assert!(!is_well_formed(
+            &format!("cwws_{}", "a".repeat(64)),
+            "cwwb_"
+        ));
+        assert!(!is_well_formed(
+            &format!("cwwb_{}", "g".repeat(64)),
+            "cwwb_"
+        ));
     }
 }

@@ -24,7 +24,10 @@ async fn exchange(
     Path(capability): Path<String>,
 ) -> Response {
     let Some(web) = state.web.as_deref() else {
-        return refusal(StatusCode::NOT_FOUND, "This server was not started with codewhale web.");
+        return refusal(
+            StatusCode::NOT_FOUND,
+            "This server was not started with codewhale web.",
+        );
     };
     match web.exchange(peer.ip(), &capability) {
         Ok(session) => {

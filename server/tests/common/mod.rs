@@ -41,7 +41,8 @@ impl Harness {
 
     /// Sends a request as if from `peer` (default loopback).
     pub async fn send(&self, request: Request<Body>) -> Reply {
-        self.send_from(request, SocketAddr::from(([127, 0, 0, 1], 50000))).await
+        self.send_from(request, SocketAddr::from(([127, 0, 0, 1], 50000)))
+            .await
     }
 
     pub async fn send_from(&self, mut request: Request<Body>, peer: SocketAddr) -> Reply {
@@ -51,7 +52,8 @@ impl Harness {
     }
 
     pub async fn get(&self, path: &str) -> Reply {
-        self.send(Request::get(path).body(Body::empty()).unwrap()).await
+        self.send(Request::get(path).body(Body::empty()).unwrap())
+            .await
     }
 
     /// Signs in through the bootstrap link and returns the session cookie pair.
@@ -85,7 +87,9 @@ impl Reply {
     }
 
     pub fn header(&self, name: &str) -> Option<String> {
-        self.headers.get(name).map(|v| v.to_str().unwrap().to_string())
+        self.headers
+            .get(name)
+            .map(|v| v.to_str().unwrap().to_string())
     }
 
     pub fn json(&self) -> serde_json::Value {
@@ -96,7 +100,10 @@ impl Reply {
     pub fn all_bytes(&self) -> String {
         let mut all = String::new();
         for (name, value) in &self.headers {
-            all.push_str(&format!("{name}: {}\n", String::from_utf8_lossy(value.as_bytes())));
+            all.push_str(&format!(
+                "{name}: {}\n",
+                String::from_utf8_lossy(value.as_bytes())
+            ));
         }
         all.push_str(&String::from_utf8_lossy(&self.body));
         all
