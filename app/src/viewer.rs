@@ -13,6 +13,8 @@ pub enum Viewer {
     WebSession,
     /// The runtime token, by bearer, header or cookie.
     RuntimeToken,
+    /// Anyone on loopback: a server started with --insecure-no-auth.
+    NoAuth,
 }
 
 impl Viewer {

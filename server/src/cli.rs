@@ -18,6 +18,10 @@ pub struct Cli {
 pub enum Command {
     /// Start the browser workbench on 127.0.0.1 and open it through a one-time sign-in link.
     Web(WebArgs),
+    /// Run the runtime API server (HTTP/SSE under /v1) for SDKs, scripts and other clients.
+    AppServer(AppServerArgs),
+    /// Same server as `app-server` (compatibility alias; the no-auth flag is --insecure).
+    Serve(ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -27,7 +31,7 @@ pub struct WebArgs {
     pub port: u16,
 
     /// Host to bind. The workbench is loopback-only: anything but 127.0.0.1 is refused.
-    #[arg(long, default_value = "127.0.0.1", value_parser = parse_loopback_host)]
+    #[arg(long, default_value = "127.0.0.1", value_parser = parse_web_host)]
     pub host: String,
 
     /// Print the sign-in link without opening a browser.
@@ -40,7 +44,57 @@ pub struct WebArgs {
     pub auth_token: Option<String>,
 }
 
-fn parse_loopback_host(host: &str) -> Result<String, String> {
+/// Flags shared by `app-server` and `serve`.
+#[derive(Debug, Args)]
+pub struct HttpArgs {
+    /// Serve the HTTP/SSE runtime API (the only transport of this build).
+    #[arg(long, required = true)]
+    pub http: bool,
+
+    /// Host to bind.
+    #[arg(long, default_value = "127.0.0.1")]
+    pub host: String,
+
+    /// Port to listen on (0 picks a free one).
+    #[arg(long, default_value_t = 7878)]
+    pub port: u16,
+
+    /// Concurrent turn workers (clamped to 1-8).
+    #[arg(long, default_value_t = 2)]
+    pub workers: u32,
+
+    /// Runtime token (else CODEWHALE_RUNTIME_TOKEN, DEEPSEEK_RUNTIME_TOKEN, or a
+    /// generated one that is never shown).
+    #[arg(long, value_name = "TOKEN")]
+    pub auth_token: Option<String>,
+
+    /// Extra allowed CORS origin (repeatable); also CODEWHALE_CORS_ORIGINS and
+    /// [runtime_api] cors_origins in config.toml.
+    #[arg(long = "cors-origin", value_name = "ORIGIN")]
+    pub cors_origins: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct AppServerArgs {
+    #[command(flatten)]
+    pub http: HttpArgs,
+
+    /// Serve /v1 without a token (loopback binds only).
+    #[arg(long)]
+    pub insecure_no_auth: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    #[command(flatten)]
+    pub http: HttpArgs,
+
+    /// Serve /v1 without a token (loopback binds only).
+    #[arg(long)]
+    pub insecure: bool,
+}
+
+fn parse_web_host(host: &str) -> Result<String, String> {
     if host == "127.0.0.1" {
         Ok(host.to_string())
     } else {
@@ -67,5 +121,12 @@ mod tests {
             assert!(parsed.is_err(), "{host} must be refused");
         }
         assert!(Cli::try_parse_from(["codewhale", "web", "--host", "127.0.0.1"]).is_ok());
+    }
+
+    #[test]
+    fn app_server_needs_a_transport() {
+        assert!(Cli::try_parse_from(["codewhale", "app-server"]).is_err());
+        assert!(Cli::try_parse_from(["codewhale", "app-server", "--http"]).is_ok());
+        assert!(Cli::try_parse_from(["codewhale", "serve", "--http", "--insecure"]).is_ok());
     }
 }

@@ -1,8 +1,10 @@
 //! Errors: `ApiError` for HTTP answers (always the JSON envelope, never a
 //! panic), `RunError` for a command that cannot start or keep running.
 
+use crate::store::StoreError;
 use app::protocol::ErrorEnvelope;
 use axum::{
+    extract::rejection::{JsonRejection, QueryRejection},
     http::{header, StatusCode},
     response::{IntoResponse, Response},
     Json,
@@ -12,25 +14,48 @@ use std::process::ExitCode;
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
     #[error("{0}")]
+    BadRequest(String),
+    #[error("{0}")]
     Unauthorized(&'static str),
     #[error("{0}")]
     Forbidden(&'static str),
     #[error("{0}")]
     NotFound(String),
+    #[error("{0}")]
+    Conflict(String),
+    #[error("request body is larger than the 16 MiB limit")]
+    PayloadTooLarge,
+    #[error("{message}")]
+    Rejected { status: StatusCode, message: String },
+    /// Logged in full; the client sees only a generic message.
+    #[error("internal error")]
+    Internal(#[from] StoreError),
 }
 
 impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
+            ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Conflict(_) => StatusCode::CONFLICT,
+            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::Rejected { status, .. } => *status,
+            ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
+    }
+
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        ApiError::BadRequest(message.into())
     }
 }
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
+        if let ApiError::Internal(error) = &self {
+            tracing::error!(%error, "request failed");
+        }
         let status = self.status();
         let body = Json(ErrorEnvelope::new(status.as_u16(), self.to_string()));
         let mut response = (status, body).into_response();
@@ -41,6 +66,26 @@ impl IntoResponse for ApiError {
             );
         }
         response
+    }
+}
+
+impl From<JsonRejection> for ApiError {
+    fn from(rejection: JsonRejection) -> Self {
+        match rejection.status() {
+            StatusCode::PAYLOAD_TOO_LARGE => ApiError::PayloadTooLarge,
+            // Syntax, type and unknown-field errors are all the client's: 400.
+            StatusCode::UNPROCESSABLE_ENTITY => ApiError::BadRequest(rejection.body_text()),
+            status => ApiError::Rejected {
+                status,
+                message: rejection.body_text(),
+            },
+        }
+    }
+}
+
+impl From<QueryRejection> for ApiError {
+    fn from(rejection: QueryRejection) -> Self {
+        ApiError::BadRequest(rejection.body_text())
     }
 }
 
@@ -58,6 +103,8 @@ pub enum RunError {
     },
     #[error("{0}")]
     Config(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
     #[error("the server stopped: {0}")]
     Serve(std::io::Error),
 }

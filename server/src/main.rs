@@ -1,7 +1,7 @@
 //! The `codewhale` binary.
 
 use clap::Parser;
-use codewhale::{cli, web};
+use codewhale::{app_server, cli, web};
 use std::process::ExitCode;
 
 #[tokio::main]
@@ -10,6 +10,8 @@ async fn main() -> ExitCode {
     init_tracing();
     let outcome = match cli.command {
         cli::Command::Web(args) => web::run(args).await,
+        cli::Command::AppServer(args) => app_server::run(args.http, args.insecure_no_auth).await,
+        cli::Command::Serve(args) => app_server::run(args.http, args.insecure).await,
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,

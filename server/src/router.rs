@@ -1,21 +1,27 @@
 //! The whole HTTP surface, assembled in one place. Tests call `app()` directly.
 
-use crate::{assets, auth, headers, routes, state::AppState};
+use crate::{assets, auth, cors, error::ApiError, headers, routes, state::AppState};
 use axum::{
-    extract::{MatchedPath, Request},
+    extract::{DefaultBodyLimit, MatchedPath, Request},
+    http::StatusCode,
     middleware, Router,
 };
 use leptos::prelude::provide_context;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tower_http::{compression::CompressionLayer, trace::TraceLayer};
 
+/// Request bodies above this are refused with 413.
+pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
 pub fn app(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     let workbench = state.workbench.clone();
     let pages = generate_route_list(app::App);
+    let cors = cors::layer(&state.runtime.cors_origins);
     Router::new()
         .merge(routes::runtime::router())
         .merge(routes::bootstrap::router())
+        .merge(routes::threads::router())
         .leptos_routes_with_context(
             &state,
             pages,
@@ -23,14 +29,25 @@ pub fn app(state: AppState) -> Router {
             move || app::shell(options.clone()),
         )
         .fallback(assets::serve)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
         ))
+        // Outside auth: preflights carry no credentials and are answered here.
+        .layer(cors)
         .layer(middleware::from_fn(headers::security_headers))
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
+}
+
+async fn method_not_allowed() -> ApiError {
+    ApiError::Rejected {
+        status: StatusCode::METHOD_NOT_ALLOWED,
+        message: "method not allowed on this route".into(),
+    }
 }
 
 /// Spans name the route pattern, never the raw path: the bootstrap path

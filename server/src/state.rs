@@ -1,10 +1,15 @@
 //! Shared state handed to every handler.
 
-use crate::auth::{RuntimeToken, WebAuth};
+use crate::{
+    auth::{RuntimeToken, WebAuth},
+    runtime::git::GitCache,
+    store::Store,
+};
 use app::protocol::Workbench;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
-use std::sync::Arc;
+use std::{net::SocketAddr, path::PathBuf, sync::Arc};
+use tokio::sync::watch;
 
 #[derive(Clone, FromRef)]
 pub struct AppState {
@@ -13,6 +18,10 @@ pub struct AppState {
     /// Present in `codewhale web` mode only.
     pub web: Option<Arc<WebAuth>>,
     pub workbench: Workbench,
+    pub store: Arc<Store>,
+    pub git: Arc<GitCache>,
+    /// Flips to true when the server shuts down; long-lived streams end.
+    pub shutdown: watch::Receiver<bool>,
 }
 
 /// How this process was started: what /v1/runtime/info reports and what
@@ -20,6 +29,46 @@ pub struct AppState {
 pub struct RuntimeConfig {
     pub bind_host: String,
     pub port: u16,
-    /// `None` only for an explicitly insecure loopback server (not yet offered).
+    /// `None` only for an explicitly insecure loopback server.
     pub token: Option<RuntimeToken>,
+    /// Extra CORS origins on top of the built-in allow-list.
+    pub cors_origins: Vec<String>,
+    /// Workspace of threads created without one.
+    pub default_workspace: PathBuf,
+}
+
+impl AppState {
+    /// Returns the state and the switch that ends its streams.
+    pub fn new(
+        runtime: RuntimeConfig,
+        web: Option<WebAuth>,
+        store: Arc<Store>,
+    ) -> (Self, watch::Sender<bool>) {
+        let bind_address = format!("{}:{}", runtime.bind_host, runtime.port);
+        let leptos_options = LeptosOptions::builder()
+            .output_name(app::OUTPUT_NAME)
+            .site_pkg_dir("pkg")
+            .site_addr(
+                bind_address
+                    .parse::<SocketAddr>()
+                    .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], runtime.port))),
+            )
+            .build();
+        let workbench = Workbench {
+            codewhale_version: env!("CARGO_PKG_VERSION").into(),
+            bind_address,
+            workspace: runtime.default_workspace.display().to_string(),
+        };
+        let (stop, shutdown) = watch::channel(false);
+        let state = AppState {
+            leptos_options,
+            runtime: Arc::new(runtime),
+            web: web.map(Arc::new),
+            workbench,
+            store,
+            git: Arc::new(GitCache::default()),
+            shutdown,
+        };
+        (state, stop)
+    }
 }

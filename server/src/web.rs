@@ -3,22 +3,33 @@
 use crate::{
     auth::{RuntimeToken, WebAuth},
     cli::WebArgs,
+    clock::Clock,
+    config::Config,
+    cors,
     error::RunError,
-    router,
+    home, server,
     state::{AppState, RuntimeConfig},
+    store::Store,
 };
-use app::protocol::Workbench;
-use leptos::config::LeptosOptions;
-use std::{net::SocketAddr, sync::Arc};
-use tokio::net::TcpListener;
+use std::sync::Arc;
 
 pub async fn run(args: WebArgs) -> Result<(), RunError> {
     let token = RuntimeToken::resolve(args.auth_token)?;
-    let listener = bind(&args.host, args.port).await?;
+    let home = home::resolve()?;
+    let config = Config::load(&home)?;
+    let store = Arc::new(Store::open(&home).await?);
+    let listener = server::bind(&args.host, args.port).await?;
     let port = listener.local_addr().map_err(RunError::Serve)?.port();
-    let (web, capability) = WebAuth::new(port);
+    let (web, capability) = WebAuth::new(port, Clock::default());
     let launch_url = web.launch_url(&capability);
-    let state = app_state(&args.host, port, Some(token), Some(web));
+    let runtime = RuntimeConfig {
+        bind_host: args.host.clone(),
+        port,
+        token: Some(token),
+        cors_origins: cors::origins(&[], &config.runtime_api.cors_origins)?,
+        default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
+    };
+    let (state, stop) = AppState::new(runtime, Some(web), store);
 
     // The one line on stdout: the sign-in link.
     #[allow(clippy::print_stdout)]
@@ -32,64 +43,7 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
     if !args.no_open {
         open_browser(launch_url);
     }
-
-    let service = router::app(state).into_make_service_with_connect_info::<SocketAddr>();
-    axum::serve(listener, service)
-        .with_graceful_shutdown(shutdown_signal())
-        .await
-        .map_err(RunError::Serve)
-}
-
-pub fn app_state(
-    host: &str,
-    port: u16,
-    token: Option<RuntimeToken>,
-    web: Option<WebAuth>,
-) -> AppState {
-    let bind_address = format!("{host}:{port}");
-    let leptos_options = LeptosOptions::builder()
-        .output_name(app::OUTPUT_NAME)
-        .site_pkg_dir("pkg")
-        .site_addr(
-            bind_address
-                .parse::<SocketAddr>()
-                .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], port))),
-        )
-        .build();
-    let workspace = std::env::current_dir()
-        .map(|dir| dir.display().to_string())
-        .unwrap_or_else(|_| "(unknown)".into());
-    AppState {
-        leptos_options,
-        runtime: Arc::new(RuntimeConfig {
-            bind_host: host.to_string(),
-            port,
-            token,
-        }),
-        web: web.map(Arc::new),
-        workbench: Workbench {
-            codewhale_version: env!("CARGO_PKG_VERSION").into(),
-            bind_address,
-            workspace,
-        },
-    }
-}
-
-async fn bind(host: &str, port: u16) -> Result<TcpListener, RunError> {
-    TcpListener::bind((host, port)).await.map_err(|source| {
-        if source.kind() == std::io::ErrorKind::AddrInUse {
-            RunError::PortInUse {
-                host: host.to_string(),
-                port,
-            }
-        } else {
-            RunError::Bind {
-                host: host.to_string(),
-                port,
-                source,
-            }
-        }
-    })
+    server::serve(listener, state, stop).await
 }
 
 /// Hands the link to the OS opener off the async runtime. A missing or
@@ -100,11 +54,4 @@ fn open_browser(url: String) {
             tracing::warn!(%error, "could not open a browser; open the printed link yourself");
         }
     });
-}
-
-async fn shutdown_signal() {
-    if tokio::signal::ctrl_c().await.is_err() {
-        std::future::pending::<()>().await;
-    }
-    eprintln!("codewhale web: stopping");
 }

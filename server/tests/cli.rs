@@ -79,6 +79,29 @@ fn a_port_in_use_exits_1_naming_the_port() {
     assert!(stderr.contains("already in use"), "{stderr}");
 }
 
+/// Starts `codewhale web` on a free port; returns the server and its launch URL.
+fn start_web(command: &mut Command) -> (Server, String, std::process::ChildStderr) {
+    let mut child = command
+        .args(["web", "--no-open", "--port", "0", "--auth-token", TOKEN])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let stderr = child.stderr.take().unwrap();
+    let mut url = String::new();
+    stdout.read_line(&mut url).unwrap();
+    (Server(child), url.trim().to_string(), stderr)
+}
+
+fn http_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
 /// Kills the server when the test ends, pass or fail.
 struct Server(Child);
 impl Drop for Server {
@@ -89,19 +112,7 @@ impl Drop for Server {
 
 #[tokio::test]
 async fn sign_in_over_tcp_and_no_secret_in_output() {
-    let mut child = codewhale()
-        .args(["web", "--no-open", "--port", "0", "--auth-token", TOKEN])
-        .env("RUST_LOG", "trace")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdout = BufReader::new(child.stdout.take().unwrap());
-    let stderr = child.stderr.take().unwrap();
-    let server = Server(child);
-    let mut url = String::new();
-    stdout.read_line(&mut url).unwrap();
-    let url = url.trim().to_string();
+    let (server, url, stderr) = start_web(codewhale().env("RUST_LOG", "trace"));
     let (base, capability) = url
         .split_once("/__codewhale/bootstrap/")
         .expect("launch URL");
@@ -112,11 +123,7 @@ async fn sign_in_over_tcp_and_no_secret_in_output() {
     );
     assert!(!url.contains(TOKEN));
 
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap();
+    let client = http_client();
     let first = client.get(&url).send().await.unwrap();
     assert_eq!(first.status(), 303);
     let cookie = first.headers()["set-cookie"].to_str().unwrap().to_string();
@@ -136,7 +143,15 @@ async fn sign_in_over_tcp_and_no_secret_in_output() {
         .unwrap();
     assert_eq!(ping.status(), 200);
 
-    drop(server);
+    // SIGTERM stops the server cleanly.
+    let status = Command::new("kill")
+        .args(["-TERM", &server.0.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mut server = server;
+    let exit = server.0.wait().unwrap();
+    assert!(exit.success(), "{exit:?}");
     let mut logs = String::new();
     BufReader::new(stderr).read_to_string(&mut logs).unwrap();
     assert!(logs.contains("signed in"), "{logs}");
@@ -144,4 +159,31 @@ async fn sign_in_over_tcp_and_no_secret_in_output() {
     assert!(!logs.contains(capability), "capability in logs");
     let session = cookie.split(';').next().unwrap().split('=').nth(1).unwrap();
     assert!(!logs.contains(session), "session in logs");
+}
+
+#[tokio::test]
+async fn the_binary_carries_its_assets_and_runs_from_anywhere() {
+    let dir = std::env::temp_dir().join(format!("codewhale-anywhere-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let copy = dir.join("codewhale");
+    std::fs::copy(env!("CARGO_BIN_EXE_codewhale"), &copy).unwrap();
+    let mut command = Command::new(&copy);
+    command
+        .current_dir(&dir)
+        .env_remove("CODEWHALE_RUNTIME_TOKEN");
+    let (server, url, _stderr) = start_web(&mut command);
+    let base = url.split("/__codewhale/").next().unwrap().to_string();
+    let client = http_client();
+    for asset in [
+        "pkg/codewhale.js",
+        "pkg/codewhale_bg.wasm",
+        "pkg/codewhale.css",
+        "favicon.svg",
+    ] {
+        let reply = client.get(format!("{base}/{asset}")).send().await.unwrap();
+        assert_eq!(reply.status(), 200, "{asset}");
+        assert!(!reply.bytes().await.unwrap().is_empty(), "{asset}");
+    }
+    drop(server);
+    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -15,7 +15,7 @@ fn name() -> &'static str {
 
 #[tokio::test]
 async fn pages_carry_a_nonce_csp_that_matches_their_scripts() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     let page = h.get("/").await;
     let csp = page.header("content-security-policy").expect("CSP");
     assert!(!csp.contains("unsafe-inline"), "{csp}");
@@ -59,7 +59,7 @@ async fn pages_carry_a_nonce_csp_that_matches_their_scripts() {
 
 #[tokio::test]
 async fn unknown_pages_are_a_404_with_the_same_protections() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     let reply = h.get("/no/such/page").await;
     assert_eq!(reply.status, StatusCode::NOT_FOUND);
     assert!(reply.text().contains("Not found"));
@@ -75,7 +75,7 @@ async fn unknown_pages_are_a_404_with_the_same_protections() {
 
 #[tokio::test]
 async fn assets_have_types_etags_and_strict_headers() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     for (path, mime) in [
         (format!("/pkg/{}.js", name()), "text/javascript"),
         (format!("/pkg/{}_bg.wasm", name()), "application/wasm"),
@@ -113,7 +113,7 @@ async fn assets_have_types_etags_and_strict_headers() {
 
 #[tokio::test]
 async fn wasm_js_and_css_are_served_compressed() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     for path in [
         format!("/pkg/{}.js", name()),
         format!("/pkg/{}_bg.wasm", name()),
@@ -136,7 +136,7 @@ async fn wasm_js_and_css_are_served_compressed() {
 
 #[tokio::test]
 async fn the_runtime_token_is_in_no_served_byte() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     let cookie = h.sign_in().await;
     let mut replies = Vec::new();
     for path in [

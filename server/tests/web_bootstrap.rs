@@ -11,7 +11,7 @@ use std::{net::SocketAddr, time::Duration};
 
 #[tokio::test]
 async fn valid_capability_sets_a_strict_session_cookie_and_redirects_home() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     let reply = h.get(&h.bootstrap_path()).await;
     assert_eq!(reply.status, StatusCode::SEE_OTHER);
     assert_eq!(reply.header("location").as_deref(), Some("/"));
@@ -33,7 +33,7 @@ async fn valid_capability_sets_a_strict_session_cookie_and_redirects_home() {
 
 #[tokio::test]
 async fn a_capability_works_only_once() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     assert_eq!(
         h.get(&h.bootstrap_path()).await.status,
         StatusCode::SEE_OTHER
@@ -44,19 +44,19 @@ async fn a_capability_works_only_once() {
     assert!(again.text().contains("works once"));
 }
 
-#[tokio::test(start_paused = true)]
+#[tokio::test]
 async fn a_capability_expires_after_ten_minutes() {
-    let h = Harness::new();
-    tokio::time::advance(Duration::from_secs(10 * 60)).await;
+    let h = Harness::new().await;
+    h.clock.advance(Duration::from_secs(10 * 60));
     let reply = h.get(&h.bootstrap_path()).await;
     assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
     assert!(reply.header("set-cookie").is_none());
 }
 
-#[tokio::test(start_paused = true)]
+#[tokio::test]
 async fn a_capability_is_still_good_just_before_expiry() {
-    let h = Harness::new();
-    tokio::time::advance(Duration::from_secs(10 * 60 - 1)).await;
+    let h = Harness::new().await;
+    h.clock.advance(Duration::from_secs(10 * 60 - 1));
     assert_eq!(
         h.get(&h.bootstrap_path()).await.status,
         StatusCode::SEE_OTHER
@@ -65,7 +65,7 @@ async fn a_capability_is_still_good_just_before_expiry() {
 
 #[tokio::test]
 async fn malformed_capabilities_fail_closed() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     let wrong_but_well_formed = format!("cwwb_{}", "0".repeat(64));
     let too_long = format!("{}0", h.capability);
     let upper = h.capability.to_uppercase();
@@ -93,7 +93,7 @@ async fn malformed_capabilities_fail_closed() {
 
 #[tokio::test]
 async fn non_loopback_peers_are_refused_without_consuming_the_capability() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     for peer in ["192.168.1.20:5000", "10.0.0.2:1", "[2001:db8::1]:443"] {
         let request = Request::get(h.bootstrap_path())
             .body(Body::empty())
@@ -112,7 +112,7 @@ async fn non_loopback_peers_are_refused_without_consuming_the_capability() {
 
 #[tokio::test]
 async fn the_session_opens_the_workbench_and_nothing_else_does() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     let anonymous = h.get("/").await;
     assert_eq!(anonymous.status, StatusCode::OK);
     assert!(anonymous.text().contains("not signed in"));
@@ -136,7 +136,7 @@ async fn the_session_opens_the_workbench_and_nothing_else_does() {
 
 #[tokio::test]
 async fn a_cross_site_navigation_sees_the_sign_in_page() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     let cookie = h.sign_in().await;
     for site in ["cross-site", "same-site"] {
         let request = Request::get("/")
@@ -149,11 +149,11 @@ async fn a_cross_site_navigation_sees_the_sign_in_page() {
     }
 }
 
-#[tokio::test(start_paused = true)]
+#[tokio::test]
 async fn the_session_ends_twelve_hours_after_start() {
-    let h = Harness::new();
+    let h = Harness::new().await;
     let cookie = h.sign_in().await;
-    tokio::time::advance(Duration::from_secs(12 * 60 * 60)).await;
+    h.clock.advance(Duration::from_secs(12 * 60 * 60));
     let request = common::post("/api/ping")
         .header(header::COOKIE, &cookie)
         .header(header::ORIGIN, common::ORIGIN)

@@ -1,9 +1,17 @@
 //! Wire types shared by the browser, the server and external `/v1` clients.
 
 mod error;
+mod events;
+mod records;
+mod requests;
 mod runtime;
+mod views;
 mod workbench;
 
 pub use error::{ErrorBody, ErrorEnvelope};
+pub use events::{EventEnvelope, EVENT_SCHEMA_VERSION};
+pub use records::{ItemKind, ThreadRecord, TurnItemRecord, TurnRecord, TurnStatus, Usage};
+pub use requests::{CreateThread, PatchThread};
 pub use runtime::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
+pub use views::{ThreadDetail, ThreadSummary};
 pub use workbench::{Ping, Workbench};

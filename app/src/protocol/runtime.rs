@@ -62,6 +62,8 @@ impl Capabilities {
         Self {
             web_client: true,
             web_bootstrap: true,
+            threads: true,
+            event_replay: true,
             ..Self::default()
         }
     }
@@ -83,6 +85,7 @@ mod tests {
     fn only_what_exists_is_claimed() {
         let current = Capabilities::current();
         assert!(current.web_client && current.web_bootstrap);
-        assert!(!current.threads && !current.turns && !current.event_replay);
+        assert!(current.threads && current.event_replay);
+        assert!(!current.turns && !current.approvals && !current.usage);
     }
 }

@@ -38,6 +38,8 @@ pub async fn authenticate(
 ) -> Response {
     let viewer = match classify(request.uri().path()) {
         Access::Public => Viewer::Anonymous,
+        // --insecure-no-auth (loopback only, checked at start-up).
+        Access::Protected if state.runtime.token.is_none() => Viewer::NoAuth,
         Access::Protected => {
             match identify(
                 &state,

@@ -7,5 +7,5 @@ mod secret;
 mod web_session;
 
 pub use middleware::authenticate;
-pub use secret::RuntimeToken;
+pub use secret::{random_secret, RuntimeToken};
 pub use web_session::{BootstrapRefusal, WebAuth, WEB_SESSION_COOKIE};

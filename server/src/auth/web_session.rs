@@ -2,8 +2,12 @@
 //! exchanged from loopback for the process's single browser session.
 
 use super::secret::{constant_time_eq, random_secret};
-use std::{net::IpAddr, sync::Mutex, time::Duration};
-use tokio::time::Instant;
+use crate::clock::Clock;
+use std::{
+    net::IpAddr,
+    sync::Mutex,
+    time::{Duration, Instant},
+};
 
 pub const WEB_SESSION_COOKIE: &str = "codewhale_web_session";
 const CAPABILITY_PREFIX: &str = "cwwb_";
@@ -15,6 +19,7 @@ pub const SESSION_TTL: Duration = Duration::from_secs(12 * 60 * 60);
 
 pub struct WebAuth {
     origin: String,
+    clock: Clock,
     started: Instant,
     capability: Mutex<Option<String>>,
     session: String,
@@ -31,11 +36,12 @@ pub enum BootstrapRefusal {
 impl WebAuth {
     /// A new sign-in for a server at `http://127.0.0.1:{port}`; returns the
     /// capability to put in the launch URL.
-    pub fn new(port: u16) -> (Self, String) {
+    pub fn new(port: u16, clock: Clock) -> (Self, String) {
         let capability = random_secret(CAPABILITY_PREFIX, SECRET_BYTES);
         let auth = Self {
             origin: format!("http://127.0.0.1:{port}"),
-            started: Instant::now(),
+            started: clock.now(),
+            clock,
             capability: Mutex::new(Some(capability.clone())),
             session: random_secret(SESSION_PREFIX, SECRET_BYTES),
         };
@@ -63,7 +69,7 @@ impl WebAuth {
             .capability
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let expired = self.started.elapsed() >= CAPABILITY_TTL;
+        let expired = self.age() >= CAPABILITY_TTL;
         let matches = slot
             .as_deref()
             .is_some_and(|expected| constant_time_eq(expected, presented));
@@ -80,7 +86,12 @@ impl WebAuth {
 
     /// True for this process's session cookie value, until 12 h after start.
     pub fn session_is_valid(&self, presented: &str) -> bool {
-        self.started.elapsed() < SESSION_TTL && constant_time_eq(&self.session, presented)
+        self.age() < SESSION_TTL && constant_time_eq(&self.session, presented)
+    }
+
+    /// Time since this process started serving the workbench.
+    fn age(&self) -> Duration {
+        self.clock.now().saturating_duration_since(self.started)
     }
 
     /// `Set-Cookie` value for a successful exchange.
@@ -102,9 +113,9 @@ mod tests {
 
     const LOOPBACK: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST);
 
-    #[tokio::test(start_paused = true)]
-    async fn capability_is_single_use() {
-        let (auth, cap) = WebAuth::new(7878);
+    #[test]
+    fn capability_is_single_use() {
+        let (auth, cap) = WebAuth::new(7878, Clock::default());
         let session = auth.exchange(LOOPBACK, &cap).unwrap().to_string();
         assert!(auth.session_is_valid(&session));
         assert_eq!(
@@ -113,22 +124,23 @@ mod tests {
         );
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn ipv4_mapped_loopback_is_loopback() {
-        let (auth, cap) = WebAuth::new(7878);
+    #[test]
+    fn ipv4_mapped_loopback_is_loopback() {
+        let (auth, cap) = WebAuth::new(7878, Clock::default());
         let mapped = IpAddr::V6(Ipv4Addr::LOCALHOST.to_ipv6_mapped());
         assert!(auth.exchange(mapped, &cap).is_ok());
-        let (auth, cap) = WebAuth::new(7878);
+        let (auth, cap) = WebAuth::new(7878, Clock::default());
         assert!(auth.exchange(IpAddr::V6(Ipv6Addr::LOCALHOST), &cap).is_ok());
     }
 
-    #[tokio::test(start_paused = true)]
-    async fn session_ends_twelve_hours_after_start() {
-        let (auth, cap) = WebAuth::new(7878);
+    #[test]
+    fn session_ends_twelve_hours_after_start() {
+        let clock = Clock::default();
+        let (auth, cap) = WebAuth::new(7878, clock.clone());
         let session = auth.exchange(LOOPBACK, &cap).unwrap().to_string();
-        tokio::time::advance(SESSION_TTL - Duration::from_secs(1)).await;
+        clock.advance(SESSION_TTL - Duration::from_secs(1));
         assert!(auth.session_is_valid(&session));
-        tokio::time::advance(Duration::from_secs(1)).await;
+        clock.advance(Duration::from_secs(1));
         assert!(!auth.session_is_valid(&session));
     }
 

@@ -2,3 +2,4 @@
 
 pub mod bootstrap;
 pub mod runtime;
+pub mod threads;

@@ -26,7 +26,7 @@ async fn runtime_info(State(state): State<AppState>) -> Json<RuntimeInfo> {
         bind_host: state.runtime.bind_host.clone(),
         port: state.runtime.port,
         auth_required: state.runtime.token.is_some(),
-        transports: vec!["http".into()],
+        transports: vec!["http".into(), "sse".into()],
         capabilities: Capabilities::current(),
     })
 }

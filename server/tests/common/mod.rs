@@ -9,10 +9,12 @@ use axum::{
 };
 use codewhale::{
     auth::{RuntimeToken, WebAuth},
-    router, web,
+    router,
+    state::{AppState, RuntimeConfig},
+    store::Store,
 };
 use http_body_util::BodyExt;
-use std::net::SocketAddr;
+use std::{net::SocketAddr, sync::Arc};
 use tower::ServiceExt;
 
 pub const PORT: u16 = 7878;
@@ -21,17 +23,51 @@ pub const TOKEN: &str = "cwrt_test_token_0123456789abcdef";
 
 pub struct Harness {
     pub app: Router,
+    /// The web session's clock; `advance` it to test expiry.
+    pub clock: codewhale::clock::Clock,
     pub capability: String,
+    pub state: AppState,
+    pub home: tempfile::TempDir,
 }
 
 impl Harness {
-    pub fn new() -> Self {
+    /// `codewhale web` with a fresh store in a temporary CODEWHALE_HOME.
+    pub async fn new() -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
-        let (web, capability) = WebAuth::new(PORT);
-        let state = web::app_state("127.0.0.1", PORT, Some(token), Some(web));
+        let clock = codewhale::clock::Clock::default();
+        let (web, capability) = WebAuth::new(PORT, clock.clone());
+        Self::build(Some(token), Some(web), capability, clock).await
+    }
+
+    /// `codewhale app-server --http` (no web session).
+    pub async fn app_server() -> Self {
+        let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
+        Self::build(Some(token), None, String::new(), Default::default()).await
+    }
+
+    async fn build(
+        token: Option<RuntimeToken>,
+        web: Option<WebAuth>,
+        capability: String,
+        clock: codewhale::clock::Clock,
+    ) -> Self {
+        let home = tempfile::tempdir().expect("temp dir");
+        let store = Arc::new(Store::open(home.path()).await.expect("store"));
+        let runtime = RuntimeConfig {
+            bind_host: "127.0.0.1".into(),
+            port: PORT,
+            token,
+            cors_origins: codewhale::cors::origins(&[], &[]).unwrap(),
+            default_workspace: std::env::current_dir().unwrap(),
+        };
+        let (state, stop) = AppState::new(runtime, web, store);
+        std::mem::forget(stop); // streams live as long as the test
         Self {
-            app: router::app(state),
+            app: router::app(state.clone()),
+            clock,
             capability,
+            state,
+            home,
         }
     }
 
@@ -112,4 +148,83 @@ impl Reply {
 
 pub fn post(path: &str) -> axum::http::request::Builder {
     Request::post(path).header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+}
+
+impl Harness {
+    /// Serves this harness's router on an ephemeral loopback port; returns
+    /// the base URL. The server lives until the test's runtime ends.
+    pub async fn serve(&self) -> String {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let addr = listener.local_addr().unwrap();
+        let service = self
+            .app
+            .clone()
+            .into_make_service_with_connect_info::<SocketAddr>();
+        tokio::spawn(async move { axum::serve(listener, service).await });
+        format!("http://{addr}")
+    }
+}
+
+/// A reqwest client that sends the runtime token.
+pub fn api_client() -> reqwest::Client {
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert(
+        reqwest::header::AUTHORIZATION,
+        format!("Bearer {TOKEN}").parse().unwrap(),
+    );
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .timeout(std::time::Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+/// Reads SSE frames of a thread's event stream as parsed envelopes.
+pub struct EventReader {
+    stream: std::pin::Pin<
+        Box<
+            dyn futures::Stream<
+                    Item = Result<
+                        eventsource_stream::Event,
+                        eventsource_stream::EventStreamError<reqwest::Error>,
+                    >,
+                > + Send,
+        >,
+    >,
+}
+
+impl EventReader {
+    pub async fn open(client: &reqwest::Client, url: &str, headers: &[(&str, &str)]) -> Self {
+        use eventsource_stream::Eventsource;
+        let mut request = client.get(url);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 200, "{url}");
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Self {
+            stream: Box::pin(response.bytes_stream().eventsource()),
+        }
+    }
+
+    /// The next event (id, name, envelope); panics after 10 s of silence.
+    pub async fn next(&mut self) -> (String, String, serde_json::Value) {
+        use futures::StreamExt;
+        let event = tokio::time::timeout(std::time::Duration::from_secs(10), self.stream.next())
+            .await
+            .expect("an event within 10 s")
+            .expect("stream open")
+            .expect("well-formed SSE");
+        let envelope = serde_json::from_str(&event.data).expect("JSON envelope");
+        (event.id, event.event, envelope)
+    }
+
+    /// True if nothing arrives within `ms`.
+    pub async fn quiet_for(&mut self, ms: u64) -> bool {
+        use futures::StreamExt;
+        tokio::time::timeout(std::time::Duration::from_millis(ms), self.stream.next())
+            .await
+            .is_err()
+    }
 }

@@ -1,0 +1,39 @@
+//! Request bodies of the `/v1` API. Unknown fields are refused so that a
+//! typo is a 400, not a silently ignored setting.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreateThread {
+    pub model: Option<String>,
+    pub model_provider: Option<String>,
+    pub workspace: Option<String>,
+    pub mode: Option<String>,
+    pub allow_shell: Option<bool>,
+    pub trust_mode: Option<bool>,
+    pub auto_approve: Option<bool>,
+    pub system_prompt: Option<String>,
+    pub title: Option<String>,
+    pub dynamic_tools: Option<Vec<serde_json::Value>>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatchThread {
+    pub archived: Option<bool>,
+    pub allow_shell: Option<bool>,
+    pub trust_mode: Option<bool>,
+    pub auto_approve: Option<bool>,
+    pub model: Option<String>,
+    pub mode: Option<String>,
+    pub title: Option<String>,
+    pub system_prompt: Option<String>,
+    pub workspace: Option<String>,
+}
+
+impl PatchThread {
+    pub fn is_empty(&self) -> bool {
+        *self == PatchThread::default()
+    }
+}

@@ -1,0 +1,35 @@
+//! Composite responses of the thread API.
+
+use super::{ThreadRecord, TurnItemRecord, TurnRecord};
+use serde::{Deserialize, Serialize};
+
+/// `GET /v1/threads/{id}`: everything a client needs before it subscribes
+/// to the event stream from `latest_seq`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadDetail {
+    pub thread: ThreadRecord,
+    pub turns: Vec<TurnRecord>,
+    pub items: Vec<TurnItemRecord>,
+    pub latest_seq: i64,
+    pub pending_approvals: Vec<serde_json::Value>,
+    pub pending_user_inputs: Vec<serde_json::Value>,
+    pub pending_dynamic_tool_calls: Vec<serde_json::Value>,
+}
+
+/// A row of `GET /v1/threads/summary`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadSummary {
+    pub id: String,
+    pub title: Option<String>,
+    pub preview: Option<String>,
+    pub model: Option<String>,
+    pub mode: String,
+    pub workspace: Option<String>,
+    pub branch: Option<String>,
+    pub head: Option<String>,
+    pub dirty: Option<bool>,
+    pub archived: bool,
+    pub updated_at: String,
+    pub latest_turn_id: Option<String>,
+    pub latest_turn_status: Option<super::TurnStatus>,
+}

@@ -1,0 +1,12 @@
+//! Extractors whose rejections use the API's JSON error envelope.
+
+use crate::error::ApiError;
+use axum::extract::{FromRequest, FromRequestParts};
+
+#[derive(FromRequest)]
+#[from_request(via(axum::Json), rejection(ApiError))]
+pub struct Json<T>(pub T);
+
+#[derive(FromRequestParts)]
+#[from_request(via(axum::extract::Query), rejection(ApiError))]
+pub struct Query<T>(pub T);

@@ -1,0 +1,149 @@
+//! The per-thread event stream: durable replay from the store in bounded
+//! batches, then live delivery, with no gap and no duplicate. The live
+//! broadcast is only a wake-up: every event is read from the store from the
+//! subscriber's own cursor, so a lagging subscriber just reads more.
+
+use crate::{
+    error::ApiError,
+    store::{self, Store, StoredEvent},
+};
+use app::protocol::EVENT_SCHEMA_VERSION;
+use serde::Serialize;
+use serde_json::value::RawValue;
+use std::sync::Arc;
+use tokio::sync::{broadcast::error::RecvError, mpsc, watch};
+
+pub const BATCH: i64 = 256;
+pub const MAX_REPLAY_LIMIT: i64 = 4096;
+
+/// One event ready for the wire.
+#[derive(Debug)]
+pub struct Frame {
+    pub seq: i64,
+    pub event: String,
+    /// The JSON envelope.
+    pub data: String,
+}
+
+#[derive(Serialize)]
+struct Envelope<'a> {
+    schema_version: u32,
+    seq: i64,
+    previous_seq: i64,
+    event: &'a str,
+    kind: &'a str,
+    thread_id: &'a str,
+    turn_id: Option<&'a str>,
+    item_id: Option<&'a str>,
+    timestamp: &'a str,
+    created_at: &'a str,
+    payload: &'a RawValue,
+}
+
+fn frame(event: &StoredEvent, previous_seq: i64) -> Result<Frame, store::StoreError> {
+    let payload: &RawValue = serde_json::from_str(&event.payload)
+        .map_err(|e| store::StoreError::Corrupt(format!("event {} payload: {e}", event.seq)))?;
+    let envelope = Envelope {
+        schema_version: EVENT_SCHEMA_VERSION,
+        seq: event.seq,
+        previous_seq,
+        event: &event.event,
+        kind: &event.event,
+        thread_id: &event.thread_id,
+        turn_id: event.turn_id.as_deref(),
+        item_id: event.item_id.as_deref(),
+        timestamp: &event.timestamp,
+        created_at: &event.timestamp,
+        payload,
+    };
+    let data =
+        serde_json::to_string(&envelope).map_err(|e| store::StoreError::Corrupt(e.to_string()))?;
+    Ok(Frame {
+        seq: event.seq,
+        event: event.event.clone(),
+        data,
+    })
+}
+
+/// Where a subscription starts.
+#[derive(Clone, Copy, Debug)]
+pub struct Cursor {
+    pub since_seq: i64,
+    /// Only the newest N events after `since_seq`.
+    pub replay_limit: Option<i64>,
+}
+
+/// Opens the stream of `thread_id`. Frames arrive on the returned channel
+/// (bounded: a slow client slows its own reader, nobody else) until the
+/// client goes away or `shutdown` flips.
+pub async fn open(
+    store: Arc<Store>,
+    thread_id: String,
+    cursor: Cursor,
+    mut shutdown: watch::Receiver<bool>,
+) -> Result<mpsc::Receiver<Frame>, ApiError> {
+    if cursor.since_seq < 0 {
+        return Err(ApiError::bad_request("since_seq must be 0 or more"));
+    }
+    let replay_limit = match cursor.replay_limit {
+        Some(limit @ 0..=MAX_REPLAY_LIMIT) => Some(limit),
+        Some(other) => {
+            return Err(ApiError::bad_request(format!(
+                "replay_limit must be between 0 and {MAX_REPLAY_LIMIT} (got {other})"
+            )))
+        }
+        None => None,
+    };
+    super::threads::ensure_exists(&store, &thread_id).await?;
+    // Subscribe before reading history: anything committed from here on
+    // wakes us, anything before is in the store.
+    let mut live = store.subscribe();
+    let mut position = match replay_limit {
+        Some(keep) => {
+            store::events::tail_cursor(store.pool(), &thread_id, cursor.since_seq, keep).await?
+        }
+        None => cursor.since_seq,
+    };
+    let (tx, rx) = mpsc::channel(BATCH as usize);
+    tokio::spawn(async move {
+        loop {
+            let batch = match store::events::after(store.pool(), &thread_id, position, BATCH).await
+            {
+                Ok(batch) => batch,
+                Err(error) => {
+                    tracing::error!(%error, "event stream read failed");
+                    return;
+                }
+            };
+            let caught_up = (batch.len() as i64) < BATCH;
+            for event in &batch {
+                let Ok(frame) = frame(event, position) else {
+                    tracing::error!(seq = event.seq, "skipping a corrupt event ends the stream");
+                    return;
+                };
+                position = event.seq;
+                if tx.send(frame).await.is_err() {
+                    return; // client gone
+                }
+            }
+            if !caught_up {
+                continue;
+            }
+            // Wait for something newer for this thread, the client leaving,
+            // or shutdown.
+            loop {
+                tokio::select! {
+                    received = live.recv() => match received {
+                        Ok(c) if *c.thread_id == *thread_id && c.seq > position => break,
+                        Ok(_) => continue,
+                        Err(RecvError::Lagged(_)) => break, // re-read from the store
+                        Err(RecvError::Closed) => return,
+                    },
+                    () = tx.closed() => return,
+                    _ = shutdown.changed() => return,
+                }
+            }
+        }
+    });
+    Ok(rx)
+}

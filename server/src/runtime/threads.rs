@@ -1,0 +1,340 @@
+//! Threads: create, list, summarize, read, patch.
+
+use super::{git::GitCache, ids};
+use crate::{
+    clock,
+    error::ApiError,
+    store::{self, NewEvent, Store, ThreadFilter, ThreadRow},
+};
+use app::protocol::{CreateThread, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
+use futures::future::join_all;
+use serde::Deserialize;
+use serde_json::json;
+use std::{collections::HashMap, path::Path};
+
+pub const MODES: [&str; 3] = ["agent", "plan", "yolo"];
+const MAX_TITLE_CHARS: usize = 160;
+const MAX_DYNAMIC_TOOLS: usize = 128;
+
+/// Query of `GET /v1/threads` and `/v1/threads/summary`.
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListQuery {
+    pub limit: Option<i64>,
+    pub search: Option<String>,
+    #[serde(default)]
+    pub include_archived: bool,
+    #[serde(default)]
+    pub archived_only: bool,
+}
+
+impl ListQuery {
+    fn filter(&self) -> ThreadFilter {
+        match (self.archived_only, self.include_archived) {
+            (true, _) => ThreadFilter::ArchivedOnly,
+            (false, true) => ThreadFilter::All,
+            (false, false) => ThreadFilter::Active,
+        }
+    }
+
+    fn limit(&self) -> Result<i64, ApiError> {
+        match self.limit {
+            None => Ok(50),
+            Some(limit @ 1..=500) => Ok(limit),
+            Some(other) => Err(ApiError::bad_request(format!(
+                "limit must be between 1 and 500 (got {other})"
+            ))),
+        }
+    }
+
+    fn search(&self) -> Option<&str> {
+        self.search
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+    }
+}
+
+pub async fn create(
+    store: &Store,
+    default_workspace: &Path,
+    request: CreateThread,
+) -> Result<ThreadRecord, ApiError> {
+    let workspace = match request.workspace.as_deref() {
+        Some(path) => workspace(path)?,
+        None => default_workspace.display().to_string(),
+    };
+    let now = clock::now();
+    let row = ThreadRow {
+        id: ids::new(ids::THREAD),
+        created_at: now.clone(),
+        updated_at: now,
+        model: request.model.map(|m| non_empty(m, "model")).transpose()?,
+        model_provider: request
+            .model_provider
+            .map(|p| non_empty(p, "model_provider"))
+            .transpose()?,
+        workspace: Some(workspace),
+        mode: mode(request.mode.as_deref().unwrap_or("agent"))?,
+        allow_shell: request.allow_shell.unwrap_or(true),
+        trust_mode: request.trust_mode.unwrap_or(false),
+        auto_approve: request.auto_approve.unwrap_or(false),
+        title: request.title.map(title).transpose()?.flatten(),
+        system_prompt: request.system_prompt.filter(|p| !p.is_empty()),
+        task_id: None,
+        latest_turn_id: None,
+        latest_response_bookmark: None,
+        archived: false,
+        dynamic_tools: dynamic_tools(request.dynamic_tools.unwrap_or_default())?,
+        preview: None,
+    };
+    let record = ThreadRecord::from(row.clone());
+    let mut tx = store.begin_write().await?;
+    store::threads::insert(tx.conn(), &row).await?;
+    tx.append(NewEvent::thread(
+        &row.id,
+        "thread.started",
+        json!({ "thread": record }),
+    ))
+    .await?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+pub async fn list(store: &Store, query: &ListQuery) -> Result<Vec<ThreadRecord>, ApiError> {
+    let rows =
+        store::threads::list(store.pool(), query.filter(), query.search(), query.limit()?).await?;
+    Ok(rows.into_iter().map(ThreadRecord::from).collect())
+}
+
+/// Rows for thread pickers. Git facts are read once per distinct workspace
+/// on the page, concurrently; the cost follows the page, not the store.
+pub async fn summaries(
+    store: &Store,
+    git: &GitCache,
+    query: &ListQuery,
+) -> Result<Vec<ThreadSummary>, ApiError> {
+    let rows =
+        store::threads::list(store.pool(), query.filter(), query.search(), query.limit()?).await?;
+    let mut workspaces: Vec<&str> = rows.iter().filter_map(|r| r.workspace.as_deref()).collect();
+    workspaces.sort_unstable();
+    workspaces.dedup();
+    let facts: HashMap<&str, _> = workspaces
+        .iter()
+        .copied()
+        .zip(join_all(workspaces.iter().map(|w| git.facts(w))).await)
+        .collect();
+    let mut conn = store
+        .pool()
+        .acquire()
+        .await
+        .map_err(store::StoreError::from)?;
+    let mut summaries = Vec::with_capacity(rows.len());
+    for row in &rows {
+        let git = row
+            .workspace
+            .as_deref()
+            .and_then(|w| facts.get(w))
+            .cloned()
+            .unwrap_or_default();
+        let latest_turn_status = match &row.latest_turn_id {
+            Some(turn) => store::turns::status_of(&mut conn, turn).await?,
+            None => None,
+        };
+        summaries.push(ThreadSummary {
+            id: row.id.clone(),
+            title: row.title.clone(),
+            preview: row.preview.clone(),
+            model: row.model.clone(),
+            mode: row.mode.clone(),
+            workspace: row.workspace.clone(),
+            branch: git.branch,
+            head: git.head,
+            dirty: git.dirty,
+            archived: row.archived,
+            updated_at: row.updated_at.clone(),
+            latest_turn_id: row.latest_turn_id.clone(),
+            latest_turn_status,
+        });
+    }
+    Ok(summaries)
+}
+
+/// The snapshot, read in one transaction so that it and `latest_seq`
+/// describe the same moment (WAL snapshot isolation).
+pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, ApiError> {
+    let id = ids::parse(ids::THREAD, id, "thread")?;
+    let mut tx = store
+        .pool()
+        .begin()
+        .await
+        .map_err(store::StoreError::from)?;
+    let thread = store::threads::get(&mut tx, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    let turns = store::turns::by_thread(&mut tx, id).await?;
+    let items = store::turns::items_by_thread(&mut tx, id).await?;
+    let latest_seq = store::events::latest_seq_in(&mut tx, id).await?;
+    tx.commit().await.map_err(store::StoreError::from)?;
+    Ok(ThreadDetail {
+        thread: thread.into(),
+        turns,
+        items,
+        latest_seq,
+        // Filled by the engine's approval, user-input and client-tool bridges.
+        pending_approvals: Vec::new(),
+        pending_user_inputs: Vec::new(),
+        pending_dynamic_tool_calls: Vec::new(),
+    })
+}
+
+pub async fn patch(store: &Store, id: &str, patch: PatchThread) -> Result<ThreadRecord, ApiError> {
+    let id = ids::parse(ids::THREAD, id, "thread")?;
+    if patch.is_empty() {
+        return Err(ApiError::bad_request(
+            "PATCH needs at least one field to change",
+        ));
+    }
+    let mut tx = store.begin_write().await?;
+    let mut row = store::threads::get(tx.conn(), id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    let mut changed = Vec::new();
+    macro_rules! set {
+        ($field:ident, $value:expr) => {
+            if let Some(value) = $value {
+                if row.$field != value {
+                    row.$field = value;
+                    changed.push(stringify!($field));
+                }
+            }
+        };
+    }
+    set!(archived, patch.archived);
+    set!(allow_shell, patch.allow_shell);
+    set!(trust_mode, patch.trust_mode);
+    set!(auto_approve, patch.auto_approve);
+    set!(
+        model,
+        patch
+            .model
+            .map(|m| non_empty(m, "model"))
+            .transpose()?
+            .map(Some)
+    );
+    set!(mode, patch.mode.as_deref().map(mode).transpose()?);
+    set!(title, patch.title.map(title).transpose()?);
+    set!(
+        system_prompt,
+        patch.system_prompt.map(|p| (!p.is_empty()).then_some(p))
+    );
+    set!(
+        workspace,
+        patch
+            .workspace
+            .as_deref()
+            .map(workspace)
+            .transpose()?
+            .map(Some)
+    );
+    if changed.is_empty() {
+        return Ok(row.into());
+    }
+    row.updated_at = clock::now();
+    store::threads::update(tx.conn(), &row).await?;
+    let record = ThreadRecord::from(row);
+    tx.append(NewEvent::thread(
+        id,
+        "thread.updated",
+        json!({ "thread": record, "changed": changed }),
+    ))
+    .await?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+/// 404 for a thread that does not exist.
+pub async fn ensure_exists(store: &Store, id: &str) -> Result<(), ApiError> {
+    let id = ids::parse(ids::THREAD, id, "thread")?;
+    let mut conn = store
+        .pool()
+        .acquire()
+        .await
+        .map_err(store::StoreError::from)?;
+    store::threads::get(&mut conn, id)
+        .await?
+        .map(|_| ())
+        .ok_or_else(|| not_found(id))
+}
+
+fn not_found(id: &str) -> ApiError {
+    ApiError::NotFound(format!("thread {id} not found"))
+}
+
+fn non_empty(value: String, field: &str) -> Result<String, ApiError> {
+    let trimmed = value.trim();
+    if trimmed.is_empty() {
+        Err(ApiError::bad_request(format!("{field} must not be empty")))
+    } else {
+        Ok(trimmed.to_string())
+    }
+}
+
+fn mode(value: &str) -> Result<String, ApiError> {
+    if MODES.contains(&value) {
+        Ok(value.to_string())
+    } else {
+        Err(ApiError::bad_request(format!(
+            "mode must be one of {} (got {value:?})",
+            MODES.join(", ")
+        )))
+    }
+}
+
+/// An empty title clears it.
+fn title(value: String) -> Result<Option<String>, ApiError> {
+    let trimmed = value.trim();
+    if trimmed.chars().count() > MAX_TITLE_CHARS {
+        return Err(ApiError::bad_request(format!(
+            "title is longer than {MAX_TITLE_CHARS} characters"
+        )));
+    }
+    Ok((!trimmed.is_empty()).then(|| trimmed.to_string()))
+}
+
+/// An existing directory, stored canonical.
+fn workspace(path: &str) -> Result<String, ApiError> {
+    let canonical = std::fs::canonicalize(path)
+        .map_err(|_| ApiError::bad_request(format!("workspace {path:?} does not exist")))?;
+    if !canonical.is_dir() {
+        return Err(ApiError::bad_request(format!(
+            "workspace {path:?} is not a directory"
+        )));
+    }
+    Ok(canonical.display().to_string())
+}
+
+fn dynamic_tools(tools: Vec<serde_json::Value>) -> Result<String, ApiError> {
+    if tools.len() > MAX_DYNAMIC_TOOLS {
+        return Err(ApiError::bad_request(format!(
+            "at most {MAX_DYNAMIC_TOOLS} dynamic tools"
+        )));
+    }
+    for tool in &tools {
+        let name = tool
+            .get("name")
+            .and_then(|n| n.as_str())
+            .unwrap_or_default();
+        let valid = !name.is_empty()
+            && name.len() <= 64
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
+        if !valid {
+            return Err(ApiError::bad_request(
+                "each dynamic tool needs a name of 1-64 letters, digits, '_' or '-'",
+            ));
+        }
+    }
+    Ok(serde_json::Value::Array(tools).to_string())
+}

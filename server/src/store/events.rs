@@ -1,0 +1,114 @@
+//! The append-only event log.
+
+use super::{Committed, StoreError, WriteTx};
+use sqlx::SqlitePool;
+
+/// An event to append; `seq` and `timestamp` are assigned by the store.
+#[derive(Clone, Debug)]
+pub struct NewEvent {
+    pub thread_id: String,
+    pub turn_id: Option<String>,
+    pub item_id: Option<String>,
+    pub event: &'static str,
+    pub payload: serde_json::Value,
+}
+
+impl NewEvent {
+    pub fn thread(thread_id: &str, event: &'static str, payload: serde_json::Value) -> Self {
+        Self {
+            thread_id: thread_id.to_string(),
+            turn_id: None,
+            item_id: None,
+            event,
+            payload,
+        }
+    }
+}
+
+/// A committed event as stored; `payload` is raw JSON text.
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct StoredEvent {
+    pub seq: i64,
+    pub thread_id: String,
+    pub turn_id: Option<String>,
+    pub item_id: Option<String>,
+    pub event: String,
+    pub timestamp: String,
+    pub payload: String,
+}
+
+impl WriteTx<'_> {
+    /// Appends inside this transaction and returns the allocated seq.
+    pub async fn append(&mut self, event: NewEvent) -> Result<i64, StoreError> {
+        let seq = self.seqs.allocate()?;
+        let payload = serde_json::to_string(&event.payload)
+            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        sqlx::query(
+            "INSERT INTO events (seq, thread_id, turn_id, item_id, event, timestamp, payload)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )
+        .bind(seq)
+        .bind(&event.thread_id)
+        .bind(&event.turn_id)
+        .bind(&event.item_id)
+        .bind(event.event)
+        .bind(crate::clock::now())
+        .bind(payload)
+        .execute(&mut *self.tx)
+        .await?;
+        self.appended.push(Committed {
+            thread_id: event.thread_id.into(),
+            seq,
+        });
+        Ok(seq)
+    }
+}
+
+/// Up to `limit` events of a thread after `after`, oldest first.
+pub async fn after(
+    pool: &SqlitePool,
+    thread_id: &str,
+    after: i64,
+    limit: i64,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT seq, thread_id, turn_id, item_id, event, timestamp, payload
+         FROM events WHERE thread_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3",
+    )
+    .bind(thread_id)
+    .bind(after)
+    .bind(limit)
+    .fetch_all(pool)
+    .await?)
+}
+
+/// The cursor from which only the newest `keep` events after `after` remain:
+/// the seq of the last omitted event, or `after` when nothing is omitted.
+pub async fn tail_cursor(
+    pool: &SqlitePool,
+    thread_id: &str,
+    after: i64,
+    keep: i64,
+) -> Result<i64, StoreError> {
+    let omitted: Option<i64> = sqlx::query_scalar(
+        "SELECT seq FROM events WHERE thread_id = ?1 AND seq > ?2 ORDER BY seq DESC LIMIT 1 OFFSET ?3",
+    )
+    .bind(thread_id)
+    .bind(after)
+    .bind(keep)
+    .fetch_optional(pool)
+    .await?;
+    Ok(omitted.unwrap_or(after))
+}
+
+/// The newest seq of a thread (0 when it has none).
+pub async fn latest_seq_in(
+    conn: &mut sqlx::SqliteConnection,
+    thread_id: &str,
+) -> Result<i64, StoreError> {
+    let seq: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events WHERE thread_id = ?1")
+        .bind(thread_id)
+        .fetch_one(conn)
+        .await?;
+    Ok(seq.unwrap_or(0))
+}

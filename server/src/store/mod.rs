@@ -1,0 +1,146 @@
+//! The durable runtime store: SQLite (WAL) through sqlx, versioned
+//! migrations, and a single serialized writer that allocates the global event
+//! sequence. Readers use the pool concurrently.
+
+pub mod events;
+mod seq;
+pub mod threads;
+pub mod turns;
+
+pub use events::{NewEvent, StoredEvent};
+pub use threads::{ThreadFilter, ThreadRow};
+
+use seq::SeqAllocator;
+use sqlx::{
+    migrate::MigrateError,
+    sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous},
+    Sqlite, SqlitePool, Transaction,
+};
+use std::{path::Path, sync::Arc, time::Duration};
+use tokio::sync::{broadcast, Mutex, MutexGuard};
+
+pub const DATABASE_FILE: &str = "codewhale.db";
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error(
+        "the store at {path} was written by a newer codewhale (schema version {version}); \
+         upgrade codewhale or point CODEWHALE_HOME elsewhere"
+    )]
+    NewerSchema { path: String, version: i64 },
+    #[error("cannot open the store at {path}: {source}")]
+    Open { path: String, source: sqlx::Error },
+    #[error("cannot migrate the store at {path}: {source}")]
+    Migrate { path: String, source: MigrateError },
+    #[error("store error: {0}")]
+    Sqlx(#[from] sqlx::Error),
+    #[error("stored data is corrupt: {0}")]
+    Corrupt(String),
+}
+
+/// A committed event, announced to live subscribers. Only a wake-up: the
+/// subscriber reads the event itself from the store, from its own cursor.
+#[derive(Clone, Debug)]
+pub struct Committed {
+    pub thread_id: Arc<str>,
+    pub seq: i64,
+}
+
+pub struct Store {
+    pool: SqlitePool,
+    writer: Mutex<SeqAllocator>,
+    live: broadcast::Sender<Committed>,
+}
+
+impl Store {
+    /// Opens (creating if needed) `<home>/codewhale.db` and migrates it.
+    pub async fn open(home: &Path) -> Result<Self, StoreError> {
+        let path = home.join(DATABASE_FILE);
+        let shown = path.display().to_string();
+        let options = SqliteConnectOptions::new()
+            .filename(&path)
+            .create_if_missing(true)
+            .journal_mode(SqliteJournalMode::Wal)
+            // WAL + NORMAL survives a killed process with every committed
+            // transaction intact (only an OS crash could lose the last ones).
+            .synchronous(SqliteSynchronous::Normal)
+            .foreign_keys(true)
+            .busy_timeout(Duration::from_secs(10));
+        let pool = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options)
+            .await
+            .map_err(|source| StoreError::Open {
+                path: shown.clone(),
+                source,
+            })?;
+        migrate(&pool, &shown).await?;
+        let writer = Mutex::new(SeqAllocator::load(&pool).await?);
+        let (live, _) = broadcast::channel(4096);
+        Ok(Self { pool, writer, live })
+    }
+
+    pub fn pool(&self) -> &SqlitePool {
+        &self.pool
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<Committed> {
+        self.live.subscribe()
+    }
+
+    /// Starts the one write transaction that may run at a time.
+    pub async fn begin_write(&self) -> Result<WriteTx<'_>, StoreError> {
+        let mut seqs = self.writer.lock().await;
+        seqs.ensure_reserved(&self.pool).await?;
+        let tx = self.pool.begin().await?;
+        Ok(WriteTx {
+            tx,
+            seqs,
+            live: &self.live,
+            appended: Vec::new(),
+        })
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+async fn migrate(pool: &SqlitePool, path: &str) -> Result<(), StoreError> {
+    match sqlx::migrate!("./migrations").run(pool).await {
+        Ok(()) => Ok(()),
+        Err(MigrateError::VersionMissing(version)) => Err(StoreError::NewerSchema {
+            path: path.to_string(),
+            version,
+        }),
+        Err(source) => Err(StoreError::Migrate {
+            path: path.to_string(),
+            source,
+        }),
+    }
+}
+
+/// A write transaction plus the sequence allocator. Events appended here are
+/// announced to live subscribers only after `commit` succeeds; a rollback
+/// (dropping it) leaves their sequence numbers unused forever.
+pub struct WriteTx<'a> {
+    tx: Transaction<'static, Sqlite>,
+    seqs: MutexGuard<'a, SeqAllocator>,
+    live: &'a broadcast::Sender<Committed>,
+    appended: Vec<Committed>,
+}
+
+impl WriteTx<'_> {
+    pub fn conn(&mut self) -> &mut sqlx::SqliteConnection {
+        &mut self.tx
+    }
+
+    pub async fn commit(self) -> Result<(), StoreError> {
+        self.tx.commit().await?;
+        for committed in self.appended {
+            // No receivers is fine: nobody is listening.
+            let _ = self.live.send(committed);
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,177 @@
+//! Thread rows.
+
+use super::StoreError;
+use app::protocol::ThreadRecord;
+use sqlx::{SqliteConnection, SqlitePool};
+
+#[derive(Clone, Debug, sqlx::FromRow)]
+pub struct ThreadRow {
+    pub id: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub model: Option<String>,
+    pub model_provider: Option<String>,
+    pub workspace: Option<String>,
+    pub mode: String,
+    pub allow_shell: bool,
+    pub trust_mode: bool,
+    pub auto_approve: bool,
+    pub title: Option<String>,
+    pub system_prompt: Option<String>,
+    pub task_id: Option<String>,
+    pub latest_turn_id: Option<String>,
+    pub latest_response_bookmark: Option<String>,
+    pub archived: bool,
+    pub dynamic_tools: String,
+    pub preview: Option<String>,
+}
+
+impl From<ThreadRow> for ThreadRecord {
+    fn from(row: ThreadRow) -> Self {
+        ThreadRecord {
+            id: row.id,
+            created_at: row.created_at,
+            updated_at: row.updated_at,
+            model: row.model,
+            model_provider: row.model_provider,
+            workspace: row.workspace,
+            mode: row.mode,
+            allow_shell: row.allow_shell,
+            trust_mode: row.trust_mode,
+            auto_approve: row.auto_approve,
+            title: row.title,
+            system_prompt: row.system_prompt,
+            task_id: row.task_id,
+            latest_turn_id: row.latest_turn_id,
+            latest_response_bookmark: row.latest_response_bookmark,
+            archived: row.archived,
+        }
+    }
+}
+
+const COLUMNS: &str = "id, created_at, updated_at, model, model_provider, workspace, mode, \
+    allow_shell, trust_mode, auto_approve, title, system_prompt, task_id, latest_turn_id, \
+    latest_response_bookmark, archived, dynamic_tools, preview";
+
+/// Which threads a listing covers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum ThreadFilter {
+    #[default]
+    Active,
+    All,
+    ArchivedOnly,
+}
+
+impl ThreadFilter {
+    fn sql(self) -> &'static str {
+        match self {
+            ThreadFilter::Active => "archived = 0",
+            ThreadFilter::All => "archived IN (0, 1)",
+            ThreadFilter::ArchivedOnly => "archived = 1",
+        }
+    }
+}
+
+pub async fn insert(conn: &mut SqliteConnection, row: &ThreadRow) -> Result<(), StoreError> {
+    sqlx::query(&format!(
+        "INSERT INTO threads ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+    ))
+    .bind(&row.id)
+    .bind(&row.created_at)
+    .bind(&row.updated_at)
+    .bind(&row.model)
+    .bind(&row.model_provider)
+    .bind(&row.workspace)
+    .bind(&row.mode)
+    .bind(row.allow_shell)
+    .bind(row.trust_mode)
+    .bind(row.auto_approve)
+    .bind(&row.title)
+    .bind(&row.system_prompt)
+    .bind(&row.task_id)
+    .bind(&row.latest_turn_id)
+    .bind(&row.latest_response_bookmark)
+    .bind(row.archived)
+    .bind(&row.dynamic_tools)
+    .bind(&row.preview)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Writes every mutable column of `row` back.
+pub async fn update(conn: &mut SqliteConnection, row: &ThreadRow) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE threads SET updated_at = ?2, model = ?3, workspace = ?4, mode = ?5, allow_shell = ?6,
+         trust_mode = ?7, auto_approve = ?8, title = ?9, system_prompt = ?10, archived = ?11,
+         latest_turn_id = ?12, latest_response_bookmark = ?13, preview = ?14 WHERE id = ?1",
+    )
+    .bind(&row.id)
+    .bind(&row.updated_at)
+    .bind(&row.model)
+    .bind(&row.workspace)
+    .bind(&row.mode)
+    .bind(row.allow_shell)
+    .bind(row.trust_mode)
+    .bind(row.auto_approve)
+    .bind(&row.title)
+    .bind(&row.system_prompt)
+    .bind(row.archived)
+    .bind(&row.latest_turn_id)
+    .bind(&row.latest_response_bookmark)
+    .bind(&row.preview)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<ThreadRow>, StoreError> {
+    Ok(
+        sqlx::query_as(&format!("SELECT {COLUMNS} FROM threads WHERE id = ?1"))
+            .bind(id)
+            .fetch_optional(conn)
+            .await?,
+    )
+}
+
+/// Newest first. `search` is a case-insensitive substring of id, title,
+/// preview or model.
+pub async fn list(
+    pool: &SqlitePool,
+    filter: ThreadFilter,
+    search: Option<&str>,
+    limit: i64,
+) -> Result<Vec<ThreadRow>, StoreError> {
+    let rows = match search {
+        None => {
+            sqlx::query_as(&format!(
+                "SELECT {COLUMNS} FROM threads WHERE {} ORDER BY updated_at DESC, id DESC LIMIT ?1",
+                filter.sql()
+            ))
+            .bind(limit)
+            .fetch_all(pool)
+            .await?
+        }
+        Some(search) => {
+            let pattern = format!("%{}%", escape_like(&search.to_lowercase()));
+            sqlx::query_as(&format!(
+                "SELECT {COLUMNS} FROM threads WHERE {} AND (
+                    lower(id) LIKE ?2 ESCAPE '\\' OR lower(coalesce(title, '')) LIKE ?2 ESCAPE '\\'
+                    OR lower(coalesce(preview, '')) LIKE ?2 ESCAPE '\\' OR lower(coalesce(model, '')) LIKE ?2 ESCAPE '\\')
+                 ORDER BY updated_at DESC, id DESC LIMIT ?1",
+                filter.sql()
+            ))
+            .bind(limit)
+            .bind(pattern)
+            .fetch_all(pool)
+            .await?
+        }
+    };
+    Ok(rows)
+}
+
+fn escape_like(text: &str) -> String {
+    text.replace('\\', "\\\\")
+        .replace('%', "\\%")
+        .replace('_', "\\_")
+}

@@ -1,0 +1,195 @@
+//! `/v1/threads/{id}/events`: replay, live hand-off, cursors and limits.
+
+mod common;
+
+use codewhale::store::NewEvent;
+use common::{api_client, EventReader, Harness};
+use serde_json::{json, Value};
+
+async fn thread(client: &reqwest::Client, base: &str) -> String {
+    let reply = client
+        .post(format!("{base}/v1/threads"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    let thread: Value = reply.json().await.unwrap();
+    thread["id"].as_str().unwrap().to_string()
+}
+
+/// Appends `n` events to `thread` straight through the store, one commit each.
+async fn append(h: &Harness, thread: &str, n: usize) -> Vec<i64> {
+    let mut seqs = Vec::new();
+    for i in 0..n {
+        let mut tx = h.state.store.begin_write().await.unwrap();
+        let event = NewEvent::thread(thread, "turn.lifecycle", json!({ "n": i }));
+        seqs.push(tx.append(event).await.unwrap());
+        tx.commit().await.unwrap();
+    }
+    seqs
+}
+
+#[tokio::test]
+async fn replays_history_then_delivers_live_with_a_previous_seq_chain() {
+    let h = Harness::app_server().await;
+    let base = h.serve().await;
+    let client = api_client();
+    let id = thread(&client, &base).await;
+    let other = thread(&client, &base).await;
+    append(&h, &id, 3).await;
+    append(&h, &other, 2).await; // interleaved: gaps in this thread's seqs are legal
+
+    let url = format!("{base}/v1/threads/{id}/events");
+    let mut reader = EventReader::open(&client, &url, &[]).await;
+    let (sse_id, name, first) = reader.next().await;
+    assert_eq!(name, "thread.started");
+    assert_eq!(first["event"], "thread.started");
+    assert_eq!(first["kind"], "thread.started");
+    assert_eq!(first["schema_version"], 1);
+    assert_eq!(first["previous_seq"], 0);
+    assert_eq!(first["thread_id"], id);
+    assert_eq!(first["timestamp"], first["created_at"]);
+    assert_eq!(sse_id, first["seq"].as_i64().unwrap().to_string());
+    let mut previous = first["seq"].as_i64().unwrap();
+    for n in 0..3 {
+        let (_, _, event) = reader.next().await;
+        assert_eq!(event["previous_seq"], previous);
+        assert_eq!(event["payload"]["n"], n);
+        previous = event["seq"].as_i64().unwrap();
+    }
+    // Live: appended after the reader caught up.
+    let live = append(&h, &id, 1).await[0];
+    let (_, _, event) = reader.next().await;
+    assert_eq!(event["seq"], live);
+    assert_eq!(event["previous_seq"], previous);
+    assert!(
+        reader.quiet_for(200).await,
+        "other threads' events are not delivered"
+    );
+}
+
+#[tokio::test]
+async fn cursors_since_seq_last_event_id_and_replay_limit() {
+    let h = Harness::app_server().await;
+    let base = h.serve().await;
+    let client = api_client();
+    let id = thread(&client, &base).await;
+    let seqs = append(&h, &id, 10).await;
+    let url = format!("{base}/v1/threads/{id}/events");
+
+    let mut from_cursor =
+        EventReader::open(&client, &format!("{url}?since_seq={}", seqs[6]), &[]).await;
+    let (_, _, event) = from_cursor.next().await;
+    assert_eq!(event["seq"], seqs[7]);
+    assert_eq!(event["previous_seq"], seqs[6]);
+
+    let last_id = seqs[8].to_string();
+    let mut resumed = EventReader::open(&client, &url, &[("last-event-id", &last_id)]).await;
+    assert_eq!(resumed.next().await.2["seq"], seqs[9]);
+
+    let mut tail = EventReader::open(&client, &format!("{url}?replay_limit=3"), &[]).await;
+    let (_, _, event) = tail.next().await;
+    assert_eq!(event["seq"], seqs[7]);
+    assert_eq!(
+        event["previous_seq"], seqs[6],
+        "the seq of the last omitted event"
+    );
+    assert_eq!(tail.next().await.2["seq"], seqs[8]);
+    assert_eq!(tail.next().await.2["seq"], seqs[9]);
+    assert!(tail.quiet_for(100).await);
+
+    for bad in [
+        "?replay_limit=4097",
+        "?replay_limit=-1",
+        "?since_seq=-5",
+        "?since_seq=abc",
+        "?cursor=1",
+    ] {
+        let reply = client.get(format!("{url}{bad}")).send().await.unwrap();
+        assert_eq!(reply.status(), 400, "{bad}");
+    }
+    let reply = client
+        .get(&url)
+        .header("last-event-id", "nope")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 400);
+    let unknown = client
+        .get(format!("{base}/v1/threads/thr_00ff00ff00ff00ff/events"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+}
+
+#[tokio::test]
+async fn no_gap_and_no_duplicate_while_history_and_live_overlap() {
+    let h = Harness::app_server().await;
+    let base = h.serve().await;
+    let client = api_client();
+    let id = thread(&client, &base).await;
+    // More history than one replay batch, then a writer racing the reader.
+    let mut expected = vec![];
+    expected.extend(append(&h, &id, 700).await);
+    let url = format!("{base}/v1/threads/{id}/events?since_seq=0");
+    let mut reader = EventReader::open(&client, &url, &[]).await;
+    let writer = {
+        let store = h.state.store.clone();
+        let id = id.clone();
+        tokio::spawn(async move {
+            let mut seqs = Vec::new();
+            for i in 0..300 {
+                let mut tx = store.begin_write().await.unwrap();
+                seqs.push(
+                    tx.append(NewEvent::thread(&id, "item.delta", json!({ "i": i })))
+                        .await
+                        .unwrap(),
+                );
+                tx.commit().await.unwrap();
+            }
+            seqs
+        })
+    };
+    let mut seen = Vec::new();
+    let mut previous = 0;
+    // thread.started + 700 + 300
+    for _ in 0..1001 {
+        let (_, _, event) = reader.next().await;
+        assert_eq!(event["previous_seq"], previous, "chain unbroken");
+        previous = event["seq"].as_i64().unwrap();
+        seen.push(previous);
+    }
+    expected.extend(writer.await.unwrap());
+    assert_eq!(&seen[1..], &expected[..], "every event once, in order");
+    assert!(reader.quiet_for(100).await);
+}
+
+#[tokio::test]
+async fn thread_updates_are_events() {
+    let h = Harness::app_server().await;
+    let base = h.serve().await;
+    let client = api_client();
+    let id = thread(&client, &base).await;
+    let mut reader =
+        EventReader::open(&client, &format!("{base}/v1/threads/{id}/events"), &[]).await;
+    assert_eq!(reader.next().await.1, "thread.started");
+    client
+        .patch(format!("{base}/v1/threads/{id}"))
+        .json(&json!({"title": "Renamed", "archived": true}))
+        .send()
+        .await
+        .unwrap();
+    let (_, name, event) = reader.next().await;
+    assert_eq!(name, "thread.updated");
+    assert_eq!(event["payload"]["thread"]["title"], "Renamed");
+    assert_eq!(event["payload"]["changed"], json!(["archived", "title"]));
+    // A patch that changes nothing records nothing.
+    client
+        .patch(format!("{base}/v1/threads/{id}"))
+        .json(&json!({"title": "Renamed"}))
+        .send()
+        .await
+        .unwrap();
+    assert!(reader.quiet_for(200).await);
+}
