@@ -7,7 +7,9 @@ use crate::{
     config::Config,
     cors,
     error::RunError,
-    home, server,
+    home,
+    runtime::engine::NoProvider,
+    server,
     state::{AppState, RuntimeConfig},
     store::Store,
 };
@@ -50,7 +52,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
         cors_origins,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
     };
-    let (state, stop) = AppState::new(runtime, None, store);
+    let (state, stop) = AppState::new(runtime, None, store, Arc::new(NoProvider));
     let url = format!("http://{}:{port}", url_host(&args.host));
     #[allow(clippy::print_stdout)]
     {

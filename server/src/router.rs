@@ -22,6 +22,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::runtime::router())
         .merge(routes::bootstrap::router())
         .merge(routes::threads::router())
+        .merge(routes::turns::router())
         .leptos_routes_with_context(
             &state,
             pages,

@@ -2,7 +2,7 @@
 
 use crate::{
     auth::{RuntimeToken, WebAuth},
-    runtime::git::GitCache,
+    runtime::{engine::Engine, git::GitCache, turns::TurnManager},
     store::Store,
 };
 use app::protocol::Workbench;
@@ -19,6 +19,7 @@ pub struct AppState {
     pub web: Option<Arc<WebAuth>>,
     pub workbench: Workbench,
     pub store: Arc<Store>,
+    pub turns: Arc<TurnManager>,
     pub git: Arc<GitCache>,
     /// Flips to true when the server shuts down; long-lived streams end.
     pub shutdown: watch::Receiver<bool>,
@@ -43,6 +44,7 @@ impl AppState {
         runtime: RuntimeConfig,
         web: Option<WebAuth>,
         store: Arc<Store>,
+        engine: Arc<dyn Engine>,
     ) -> (Self, watch::Sender<bool>) {
         let bind_address = format!("{}:{}", runtime.bind_host, runtime.port);
         let leptos_options = LeptosOptions::builder()
@@ -65,6 +67,7 @@ impl AppState {
             runtime: Arc::new(runtime),
             web: web.map(Arc::new),
             workbench,
+            turns: Arc::new(TurnManager::new(store.clone(), engine)),
             store,
             git: Arc::new(GitCache::default()),
             shutdown,

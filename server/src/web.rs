@@ -7,7 +7,9 @@ use crate::{
     config::Config,
     cors,
     error::RunError,
-    home, server,
+    home,
+    runtime::engine::NoProvider,
+    server,
     state::{AppState, RuntimeConfig},
     store::Store,
 };
@@ -29,7 +31,7 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
         cors_origins: cors::origins(&[], &config.runtime_api.cors_origins)?,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
     };
-    let (state, stop) = AppState::new(runtime, Some(web), store);
+    let (state, stop) = AppState::new(runtime, Some(web), store, Arc::new(NoProvider));
 
     // The one line on stdout: the sign-in link.
     #[allow(clippy::print_stdout)]

@@ -166,7 +166,15 @@ async fn the_binary_carries_its_assets_and_runs_from_anywhere() {
     let dir = std::env::temp_dir().join(format!("codewhale-anywhere-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let copy = dir.join("codewhale");
-    std::fs::copy(env!("CARGO_BIN_EXE_codewhale"), &copy).unwrap();
+    // `cp` in its own process: copying from this (multi-threaded) test
+    // process could leak the write handle into a concurrently spawned child
+    // and make the exec fail with "text file busy".
+    let copied = Command::new("cp")
+        .arg(env!("CARGO_BIN_EXE_codewhale"))
+        .arg(&copy)
+        .status()
+        .unwrap();
+    assert!(copied.success());
     let mut command = Command::new(&copy);
     command
         .current_dir(&dir)

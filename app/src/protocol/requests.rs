@@ -37,3 +37,30 @@ impl PatchThread {
         *self == PatchThread::default()
     }
 }
+
+/// `POST /v1/threads/{id}/turns`. Per-turn fields override the thread's.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StartTurn {
+    pub prompt: String,
+    pub input_summary: Option<String>,
+    pub model: Option<String>,
+    pub mode: Option<String>,
+    pub allow_shell: Option<bool>,
+    pub trust_mode: Option<bool>,
+    pub auto_approve: Option<bool>,
+}
+
+/// `POST /v1/threads/{id}/turns/{turn_id}/steer`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SteerTurn {
+    pub prompt: String,
+}
+
+/// `POST /v1/threads/{id}/compact`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactThread {
+    pub reason: Option<String>,
+}

@@ -33,3 +33,10 @@ pub struct ThreadSummary {
     pub latest_turn_id: Option<String>,
     pub latest_turn_status: Option<super::TurnStatus>,
 }
+
+/// `POST /v1/threads/{id}/turns` and `/compact`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TurnStarted {
+    pub thread: ThreadRecord,
+    pub turn: TurnRecord,
+}

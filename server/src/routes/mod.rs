@@ -3,3 +3,4 @@
 pub mod bootstrap;
 pub mod runtime;
 pub mod threads;
+pub mod turns;

@@ -122,3 +122,135 @@ pub async fn status_of(
         .map(|s| decode::<TurnStatus>(&format!("\"{s}\""), "turns.status"))
         .transpose()
 }
+
+/// Writes a turn (insert or full update).
+pub async fn upsert(conn: &mut SqliteConnection, turn: &TurnRecord) -> Result<(), StoreError> {
+    let status = serde_json::to_value(turn.status)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    let usage =
+        serde_json::to_string(&turn.usage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    sqlx::query(
+        "INSERT INTO turns (id, thread_id, status, input_summary, created_at, started_at, ended_at,
+            duration_ms, usage, effective_provider, effective_model, effective_billing_surface, error, steer_count)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+         ON CONFLICT (id) DO UPDATE SET status = ?3, started_at = ?6, ended_at = ?7, duration_ms = ?8,
+            usage = ?9, effective_provider = ?10, effective_model = ?11, effective_billing_surface = ?12,
+            error = ?13, steer_count = ?14",
+    )
+    .bind(&turn.id)
+    .bind(&turn.thread_id)
+    .bind(status)
+    .bind(&turn.input_summary)
+    .bind(&turn.created_at)
+    .bind(&turn.started_at)
+    .bind(&turn.ended_at)
+    .bind(turn.duration_ms.map(|ms| ms.min(i64::MAX as u64) as i64))
+    .bind(usage)
+    .bind(&turn.effective_provider)
+    .bind(&turn.effective_model)
+    .bind(&turn.effective_billing_surface)
+    .bind(&turn.error)
+    .bind(turn.steer_count as i64)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<TurnRecord>, StoreError> {
+    let row: Option<TurnRow> = sqlx::query_as(
+        "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
+                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count
+         FROM turns WHERE id = ?1",
+    )
+    .bind(id)
+    .fetch_optional(conn)
+    .await?;
+    row.map(TurnRecord::try_from).transpose()
+}
+
+/// Writes an item (insert at the end of its thread, or full update).
+pub async fn upsert_item(
+    conn: &mut SqliteConnection,
+    thread_id: &str,
+    item: &TurnItemRecord,
+) -> Result<(), StoreError> {
+    let kind = serde_json::to_value(item.kind)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_string))
+        .unwrap_or_default();
+    sqlx::query(
+        "INSERT INTO items (id, turn_id, thread_id, kind, status, summary, detail, metadata, started_at, ended_at, position)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,
+                 (SELECT COALESCE(MAX(position), 0) + 1 FROM items WHERE thread_id = ?3))
+         ON CONFLICT (id) DO UPDATE SET status = ?5, summary = ?6, detail = ?7, metadata = ?8, ended_at = ?10",
+    )
+    .bind(&item.id)
+    .bind(&item.turn_id)
+    .bind(thread_id)
+    .bind(kind)
+    .bind(&item.status)
+    .bind(&item.summary)
+    .bind(&item.detail)
+    .bind(item.metadata.to_string())
+    .bind(&item.started_at)
+    .bind(&item.ended_at)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Appends streamed text to an item's detail.
+pub async fn append_item_text(
+    conn: &mut SqliteConnection,
+    item_id: &str,
+    text: &str,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE items SET detail = COALESCE(detail, '') || ?2 WHERE id = ?1")
+        .bind(item_id)
+        .bind(text)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn get_item(
+    conn: &mut SqliteConnection,
+    id: &str,
+) -> Result<Option<TurnItemRecord>, StoreError> {
+    let row: Option<ItemRow> = sqlx::query_as(
+        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at FROM items WHERE id = ?1",
+    )
+    .bind(id)
+    .fetch_optional(conn)
+    .await?;
+    row.map(TurnItemRecord::try_from).transpose()
+}
+
+/// Turns left queued or in progress (by a process that died).
+pub async fn unfinished(conn: &mut SqliteConnection) -> Result<Vec<TurnRecord>, StoreError> {
+    let rows: Vec<TurnRow> = sqlx::query_as(
+        "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
+                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count
+         FROM turns WHERE status IN ('queued', 'in_progress')",
+    )
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter().map(TurnRecord::try_from).collect()
+}
+
+/// Items of a turn still open.
+pub async fn open_items(
+    conn: &mut SqliteConnection,
+    turn_id: &str,
+) -> Result<Vec<TurnItemRecord>, StoreError> {
+    let rows: Vec<ItemRow> = sqlx::query_as(
+        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
+         FROM items WHERE turn_id = ?1 AND status IN ('queued', 'in_progress') ORDER BY position",
+    )
+    .bind(turn_id)
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter().map(TurnItemRecord::try_from).collect()
+}

@@ -1,6 +1,8 @@
 //! Drives the real router (no socket) as `codewhale web` would build it.
 #![allow(dead_code)]
 
+pub mod scripted;
+
 use axum::{
     body::Body,
     extract::ConnectInfo,
@@ -10,6 +12,7 @@ use axum::{
 use codewhale::{
     auth::{RuntimeToken, WebAuth},
     router,
+    runtime::engine::{Engine, NoProvider},
     state::{AppState, RuntimeConfig},
     store::Store,
 };
@@ -36,13 +39,25 @@ impl Harness {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
         let clock = codewhale::clock::Clock::default();
         let (web, capability) = WebAuth::new(PORT, clock.clone());
-        Self::build(Some(token), Some(web), capability, clock).await
+        Self::build(
+            Some(token),
+            Some(web),
+            capability,
+            clock,
+            Arc::new(NoProvider),
+        )
+        .await
     }
 
-    /// `codewhale app-server --http` (no web session).
+    /// `codewhale app-server --http` (no web session), without providers.
     pub async fn app_server() -> Self {
+        Self::with_engine(Arc::new(NoProvider)).await
+    }
+
+    /// `codewhale app-server --http` whose turns run `engine`.
+    pub async fn with_engine(engine: Arc<dyn Engine>) -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
-        Self::build(Some(token), None, String::new(), Default::default()).await
+        Self::build(Some(token), None, String::new(), Default::default(), engine).await
     }
 
     async fn build(
@@ -50,6 +65,7 @@ impl Harness {
         web: Option<WebAuth>,
         capability: String,
         clock: codewhale::clock::Clock,
+        engine: Arc<dyn Engine>,
     ) -> Self {
         let home = tempfile::tempdir().expect("temp dir");
         let store = Arc::new(Store::open(home.path()).await.expect("store"));
@@ -60,7 +76,7 @@ impl Harness {
             cors_origins: codewhale::cors::origins(&[], &[]).unwrap(),
             default_workspace: std::env::current_dir().unwrap(),
         };
-        let (state, stop) = AppState::new(runtime, web, store);
+        let (state, stop) = AppState::new(runtime, web, store, engine);
         std::mem::forget(stop); // streams live as long as the test
         Self {
             app: router::app(state.clone()),
