@@ -475,3 +475,90 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
     assert_eq!(completions.len(), 1);
     assert!(completions[0].payload.contains("\"recovered\":true"));
 }
+
+#[tokio::test]
+async fn fork_copies_finished_history_into_a_sibling() {
+    let s = setup(vec![Step::Say(pieces("the answer"))]).await;
+    let mut reader = s.events().await;
+    assert_eq!(s.start("question").await.status(), 201);
+    Setup::until(&mut reader, "turn.completed").await;
+
+    let url = format!("{}/v1/threads/{}/fork", s.base, s.thread);
+    let reply = s.client.post(&url).send().await.unwrap();
+    assert_eq!(reply.status(), 201);
+    let fork: Value = reply.json().await.unwrap();
+    assert_ne!(fork["id"], s.thread);
+    assert_eq!(fork["title"], "turns (fork)");
+
+    let detail: Value = s
+        .client
+        .get(format!(
+            "{}/v1/threads/{}",
+            s.base,
+            fork["id"].as_str().unwrap()
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let source = s.detail().await;
+    assert_eq!(detail["turns"].as_array().unwrap().len(), 1);
+    assert_ne!(detail["turns"][0]["id"], source["turns"][0]["id"]);
+    assert_eq!(detail["thread"]["latest_turn_id"], detail["turns"][0]["id"]);
+    let texts = |d: &Value| -> Vec<Value> {
+        d["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|i| i["detail"].clone())
+            .collect()
+    };
+    assert_eq!(texts(&detail), texts(&source));
+
+    let fork_events = format!(
+        "{}/v1/threads/{}/events",
+        s.base,
+        fork["id"].as_str().unwrap()
+    );
+    let mut fork_reader = EventReader::open(&s.client, &fork_events, &[]).await;
+    let (_, name, event) = fork_reader.next().await;
+    assert_eq!(name, "thread.forked");
+    assert_eq!(event["payload"]["source_thread_id"], s.thread);
+
+    let missing = format!("{}/v1/threads/thr_0000000000000000/fork", s.base);
+    assert_eq!(s.client.post(&missing).send().await.unwrap().status(), 404);
+}
+
+#[tokio::test]
+async fn resume_unarchives() {
+    let s = setup(vec![]).await;
+    let url = format!("{}/v1/threads/{}", s.base, s.thread);
+    s.client
+        .patch(&url)
+        .json(&json!({"archived": true}))
+        .send()
+        .await
+        .unwrap();
+    let resumed: Value = s
+        .client
+        .post(format!("{url}/resume"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(resumed["archived"], false);
+    // Resuming an active thread changes nothing and still answers 200.
+    assert_eq!(
+        s.client
+            .post(format!("{url}/resume"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+}

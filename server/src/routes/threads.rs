@@ -14,7 +14,7 @@ use axum::{
     extract::{Path, State},
     http::{HeaderMap, StatusCode},
     response::sse::{Event, KeepAlive, Sse},
-    routing::get,
+    routing::{get, post},
     Router,
 };
 use futures::Stream;
@@ -28,6 +28,8 @@ pub fn router() -> Router<AppState> {
         .route("/v1/threads/summary", get(summary))
         .route("/v1/threads/{id}", get(detail).patch(patch))
         .route("/v1/threads/{id}/events", get(events))
+        .route("/v1/threads/{id}/fork", post(fork))
+        .route("/v1/threads/{id}/resume", post(resume))
 }
 
 async fn list(
@@ -69,6 +71,23 @@ async fn patch(
     Ok(axum::Json(
         threads::patch(&state.store, &id, request).await?,
     ))
+}
+
+async fn fork(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<(StatusCode, axum::Json<ThreadRecord>), ApiError> {
+    Ok((
+        StatusCode::CREATED,
+        axum::Json(threads::fork(&state.store, &id).await?),
+    ))
+}
+
+async fn resume(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+) -> Result<axum::Json<ThreadRecord>, ApiError> {
+    Ok(axum::Json(threads::resume(&state.store, &id).await?))
 }
 
 #[derive(Debug, Deserialize)]

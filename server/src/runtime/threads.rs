@@ -338,3 +338,62 @@ fn dynamic_tools(tools: Vec<serde_json::Value>) -> Result<String, ApiError> {
     }
     Ok(serde_json::Value::Array(tools).to_string())
 }
+
+/// A sibling thread with the same settings and a copy of the source's
+/// finished turns and their items (under new ids). A turn still running in
+/// the source is not copied.
+pub async fn fork(store: &Store, id: &str) -> Result<ThreadRecord, ApiError> {
+    let source_id = ids::parse(ids::THREAD, id, "thread")?;
+    let mut tx = store.begin_write().await?;
+    let source = store::threads::get(tx.conn(), source_id)
+        .await?
+        .ok_or_else(|| not_found(source_id))?;
+    let turns = store::turns::by_thread(tx.conn(), source_id).await?;
+    let items = store::turns::items_by_thread(tx.conn(), source_id).await?;
+    let now = clock::now();
+    let mut fork = source.clone();
+    fork.id = ids::new(ids::THREAD);
+    fork.created_at = now.clone();
+    fork.updated_at = now;
+    fork.archived = false;
+    fork.title = source.title.as_ref().map(|t| format!("{t} (fork)"));
+    fork.latest_turn_id = None;
+    fork.latest_response_bookmark = None;
+    store::threads::insert(tx.conn(), &fork).await?;
+    let mut turn_ids = HashMap::new();
+    for mut turn in turns.into_iter().filter(|t| !t.status.is_active()) {
+        let new_id = ids::new(ids::TURN);
+        turn_ids.insert(turn.id.clone(), new_id.clone());
+        turn.id = new_id.clone();
+        turn.thread_id = fork.id.clone();
+        store::turns::upsert(tx.conn(), &turn).await?;
+        fork.latest_turn_id = Some(new_id);
+    }
+    for mut item in items {
+        let Some(turn_id) = turn_ids.get(&item.turn_id) else {
+            continue;
+        };
+        item.id = ids::new(ids::ITEM);
+        item.turn_id = turn_id.clone();
+        store::turns::upsert_item(tx.conn(), &fork.id, &item).await?;
+    }
+    store::threads::update(tx.conn(), &fork).await?;
+    let record = ThreadRecord::from(fork);
+    tx.append(NewEvent::thread(
+        &record.id,
+        "thread.forked",
+        json!({ "thread": record, "source_thread_id": source_id }),
+    ))
+    .await?;
+    tx.commit().await?;
+    Ok(record)
+}
+
+/// Brings a thread back to active work: an archived thread is unarchived.
+pub async fn resume(store: &Store, id: &str) -> Result<ThreadRecord, ApiError> {
+    let patch_unarchive = PatchThread {
+        archived: Some(false),
+        ..PatchThread::default()
+    };
+    patch(store, id, patch_unarchive).await
+}
