@@ -28,7 +28,10 @@ use std::{
 const TOKEN: &str = "cwrt_bench_token_0123456789abcdef";
 
 fn row(metric: &str, target: &str, measured: String, ok: bool) {
-    println!("| {metric} | {target} | {measured} | {} |", if ok { "yes" } else { "**no**" });
+    println!(
+        "| {metric} | {target} | {measured} | {} |",
+        if ok { "yes" } else { "**no**" }
+    );
 }
 
 #[tokio::main]
@@ -71,7 +74,10 @@ async fn server() -> Server {
     tokio::spawn(async move { axum::serve(listener, service).await });
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
-    let client = reqwest::Client::builder().default_headers(headers).build().unwrap();
+    let client = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
     Server {
         base: format!("http://{addr}"),
         client,
@@ -81,7 +87,9 @@ async fn server() -> Server {
 }
 
 async fn new_thread(store: &Store, workspace: &Path) -> ThreadRecord {
-    threads::create(store, workspace, Default::default()).await.unwrap()
+    threads::create(store, workspace, Default::default())
+        .await
+        .unwrap()
 }
 
 /// Appends `n` events to `thread`, `per_tx` per transaction.
@@ -91,9 +99,13 @@ async fn fill(store: &Store, thread: &str, n: usize, per_tx: usize) {
         let batch = left.min(per_tx);
         let mut tx = store.begin_write().await.unwrap();
         for i in 0..batch {
-            tx.append(NewEvent::thread(thread, "item.delta", json!({"delta": format!("token {i} "), "kind": "agent_message"})))
-                .await
-                .unwrap();
+            tx.append(NewEvent::thread(
+                thread,
+                "item.delta",
+                json!({"delta": format!("token {i} "), "kind": "agent_message"}),
+            ))
+            .await
+            .unwrap();
         }
         tx.commit().await.unwrap();
         left -= batch;
@@ -115,9 +127,16 @@ impl Engine for Flood {
                 turn.items.delta(&id, format!("t{i} ")).await;
             }
             turn.items
-                .end(&id, codewhale::runtime::turn_writer::ItemEnd::Completed, None, None)
+                .end(
+                    &id,
+                    codewhale::runtime::turn_writer::ItemEnd::Completed,
+                    None,
+                    None,
+                )
                 .await;
-            Outcome::Completed { usage: Usage::default() }
+            Outcome::Completed {
+                usage: Usage::default(),
+            }
         })
     }
 }
@@ -130,7 +149,13 @@ async fn appends_with_coalescing() {
     let thread = new_thread(&store, home.path()).await;
     let started = Instant::now();
     manager
-        .start(&thread.id, app::protocol::StartTurn { prompt: "flood".into(), ..Default::default() })
+        .start(
+            &thread.id,
+            app::protocol::StartTurn {
+                prompt: "flood".into(),
+                ..Default::default()
+            },
+        )
         .await
         .unwrap();
     loop {
@@ -141,7 +166,9 @@ async fn appends_with_coalescing() {
         tokio::time::sleep(Duration::from_millis(5)).await;
     }
     let took = started.elapsed().as_secs_f64();
-    let events = store::events::after(store.pool(), &thread.id, 0, 1_000_000).await.unwrap();
+    let events = store::events::after(store.pool(), &thread.id, 0, 1_000_000)
+        .await
+        .unwrap();
     let deltas = events.iter().filter(|e| e.event == "item.delta").count();
     let rate = n as f64 / took;
     row(
@@ -160,7 +187,12 @@ async fn appends_one_per_commit() {
     let started = Instant::now();
     fill(&store, &thread.id, n, 1).await;
     let rate = n as f64 / started.elapsed().as_secs_f64();
-    row("durable events, one commit each (no coalescing)", "(reference)", format!("{rate:.0} /s"), true);
+    row(
+        "durable events, one commit each (no coalescing)",
+        "(reference)",
+        format!("{rate:.0} /s"),
+        true,
+    );
 }
 
 /// Reads SSE frames until `count` events arrived; returns the elapsed time.
@@ -206,7 +238,10 @@ async fn tail_replay(total: usize) {
     let s = server().await;
     let thread = new_thread(&s.store, s._home.path()).await;
     fill(&s.store, &thread.id, total, 4000).await;
-    let url = format!("{}/v1/threads/{}/events?replay_limit=100", s.base, thread.id);
+    let url = format!(
+        "{}/v1/threads/{}/events?replay_limit=100",
+        s.base, thread.id
+    );
     let mut times: Vec<Duration> = Vec::new();
     for _ in 0..21 {
         times.push(read_events(&s.client, &url, 100).await);
@@ -258,7 +293,15 @@ async fn summary_over_many_threads() {
     let mut times = Vec::new();
     for _ in 0..51 {
         let started = Instant::now();
-        let rows: serde_json::Value = s.client.get(&url).send().await.unwrap().json().await.unwrap();
+        let rows: serde_json::Value = s
+            .client
+            .get(&url)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
         assert_eq!(rows.as_array().unwrap().len(), 50);
         times.push(started.elapsed());
     }
@@ -267,7 +310,10 @@ async fn summary_over_many_threads() {
     row(
         "GET /v1/threads/summary?limit=50 over 10,000 threads",
         "< 20 ms median",
-        format!("{:.2} ms median (git cached)", median.as_secs_f64() * 1000.0),
+        format!(
+            "{:.2} ms median (git cached)",
+            median.as_secs_f64() * 1000.0
+        ),
         median < Duration::from_millis(20),
     );
 }
@@ -307,9 +353,13 @@ async fn many_subscribers() {
     for _ in 0..events {
         let mut tx = s.store.begin_write().await.unwrap();
         let sent_us = epoch.elapsed().as_micros() as u64;
-        tx.append(NewEvent::thread(&thread.id, "item.delta", json!({ "sent_us": sent_us })))
-            .await
-            .unwrap();
+        tx.append(NewEvent::thread(
+            &thread.id,
+            "item.delta",
+            json!({ "sent_us": sent_us }),
+        ))
+        .await
+        .unwrap();
         tx.commit().await.unwrap();
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -329,7 +379,8 @@ async fn many_subscribers() {
 
 /// RSS of the real binary: idle, then with 1,000 open SSE connections.
 async fn memory() {
-    let binary = std::env::var("CODEWHALE_BIN").unwrap_or_else(|_| "target/release/codewhale".into());
+    let binary =
+        std::env::var("CODEWHALE_BIN").unwrap_or_else(|_| "target/release/codewhale".into());
     let home = tempfile::tempdir().unwrap();
     let mut child = tokio::process::Command::new(&binary)
         .args(["app-server", "--http", "--port", "0", "--auth-token", TOKEN])
@@ -342,7 +393,9 @@ async fn memory() {
         .expect("run scripts/build first (or set CODEWHALE_BIN)");
     let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
     let mut base = String::new();
-    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut base).await.unwrap();
+    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut base)
+        .await
+        .unwrap();
     let base = base.trim().to_string();
     let pid = child.id().unwrap();
     let rss_kib = || {
@@ -355,7 +408,10 @@ async fn memory() {
     };
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
-    let client = reqwest::Client::builder().default_headers(headers).build().unwrap();
+    let client = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap();
     let thread: serde_json::Value = client
         .post(format!("{base}/v1/threads"))
         .json(&json!({}))
@@ -367,7 +423,10 @@ async fn memory() {
         .unwrap();
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle = rss_kib();
-    let url = format!("{base}/v1/threads/{}/events", thread["id"].as_str().unwrap());
+    let url = format!(
+        "{base}/v1/threads/{}/events",
+        thread["id"].as_str().unwrap()
+    );
     let mut streams = Vec::new();
     for _ in 0..1000 {
         let response = client.get(&url).send().await.unwrap();
@@ -378,7 +437,12 @@ async fn memory() {
     tokio::time::sleep(Duration::from_secs(1)).await;
     let loaded = rss_kib();
     let per_connection = (loaded.saturating_sub(idle)) as f64 / 1000.0;
-    row("idle RSS of codewhale app-server", "< 40 MB", format!("{:.1} MB", idle as f64 / 1024.0), idle < 40 * 1024);
+    row(
+        "idle RSS of codewhale app-server",
+        "< 40 MB",
+        format!("{:.1} MB", idle as f64 / 1024.0),
+        idle < 40 * 1024,
+    );
     row(
         "RSS per open SSE connection (1,000 open)",
         "< 64 KiB",

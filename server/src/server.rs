@@ -28,6 +28,14 @@ pub async fn serve(
     state: AppState,
     stop: watch::Sender<bool>,
 ) -> Result<(), RunError> {
+    // Before the first request: turns an earlier process left running.
+    let recovered = state.turns.recover().await?;
+    if recovered > 0 {
+        tracing::warn!(
+            recovered,
+            "turns left unfinished by an earlier process were marked interrupted"
+        );
+    }
     let store = state.store.clone();
     let service = router::app(state).into_make_service_with_connect_info::<SocketAddr>();
     let result = axum::serve(listener, service)

@@ -193,3 +193,35 @@ async fn thread_updates_are_events() {
         .unwrap();
     assert!(reader.quiet_for(200).await);
 }
+
+#[tokio::test]
+async fn a_lagging_subscriber_catches_up_from_the_store() {
+    let h = Harness::app_server().await;
+    let base = h.serve().await;
+    let client = api_client();
+    let id = thread(&client, &base).await;
+    let other = thread(&client, &base).await;
+    let mut reader =
+        EventReader::open(&client, &format!("{base}/v1/threads/{id}/events"), &[]).await;
+    assert_eq!(reader.next().await.1, "thread.started");
+    // The client reads nothing: ~8 MB of events fill the socket and the
+    // stream's channel, so its task blocks; meanwhile more commits than the
+    // live wake-up channel holds go by. It must recover from SQLite.
+    let big = "x".repeat(4096);
+    let mut expected = Vec::new();
+    for _ in 0..2000 {
+        let mut tx = h.state.store.begin_write().await.unwrap();
+        expected.push(
+            tx.append(NewEvent::thread(&id, "item.delta", json!({ "delta": big })))
+                .await
+                .unwrap(),
+        );
+        tx.commit().await.unwrap();
+    }
+    append(&h, &other, 5000).await;
+    expected.extend(append(&h, &id, 10).await);
+    for seq in &expected {
+        assert_eq!(reader.next().await.2["seq"], *seq);
+    }
+    assert!(reader.quiet_for(100).await);
+}

@@ -136,7 +136,10 @@ pub async fn open(
                     received = live.recv() => match received {
                         Ok(c) if *c.thread_id == *thread_id && c.seq > position => break,
                         Ok(_) => continue,
-                        Err(RecvError::Lagged(_)) => break, // re-read from the store
+                        Err(RecvError::Lagged(missed)) => {
+                            tracing::debug!(missed, "event stream fell behind; catching up from the store");
+                            break;
+                        }
                         Err(RecvError::Closed) => return,
                     },
                     () = tx.closed() => return,

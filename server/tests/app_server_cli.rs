@@ -1,0 +1,211 @@
+//! `codewhale app-server --http` / `serve --http` as a real process:
+//! token sources, no-auth rules, CORS from config.toml, restart recovery
+//! after SIGKILL.
+
+mod common;
+
+use serde_json::{json, Value};
+use std::{
+    io::{BufRead, BufReader},
+    path::Path,
+    process::{Child, Command, Stdio},
+    time::Duration,
+};
+
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn codewhale_in(home: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_codewhale"));
+    command
+        .env("CODEWHALE_HOME", home)
+        .env_remove("CODEWHALE_RUNTIME_TOKEN")
+        .env_remove("DEEPSEEK_RUNTIME_TOKEN")
+        .env_remove("CODEWHALE_CORS_ORIGINS")
+        .env_remove("DEEPSEEK_CORS_ORIGINS")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    command
+}
+
+fn start(mut command: Command) -> Server {
+    let mut child = command.spawn().unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    assert!(line.starts_with("http://127.0.0.1:"), "{line:?}");
+    Server {
+        child,
+        base: line.trim().to_string(),
+    }
+}
+
+fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
+}
+
+#[tokio::test]
+async fn token_sources_in_order_and_never_in_a_query() {
+    let home = tempfile::tempdir().unwrap();
+    let mut legacy = codewhale_in(home.path());
+    legacy
+        .args(["app-server", "--http", "--port", "0"])
+        .env("DEEPSEEK_RUNTIME_TOKEN", "legacy-token-0123456789");
+    let server = start(legacy);
+    let client = client();
+    let url = format!("{}/v1/threads", server.base);
+    let ok = client
+        .get(&url)
+        .bearer_auth("legacy-token-0123456789")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    let query = client
+        .get(format!("{url}?token=legacy-token-0123456789"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(query.status(), 401);
+    let none = client.get(&url).send().await.unwrap();
+    assert_eq!(none.status(), 401);
+    let body: Value = none.json().await.unwrap();
+    assert_eq!(
+        body,
+        json!({"error": {"message": "runtime API bearer token required", "status": 401}})
+    );
+    let health = client
+        .get(format!("{}/health", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(health.status(), 200);
+}
+
+#[tokio::test]
+async fn no_auth_only_on_loopback() {
+    let home = tempfile::tempdir().unwrap();
+    for args in [
+        vec![
+            "app-server",
+            "--http",
+            "--insecure-no-auth",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+        ],
+        vec![
+            "serve",
+            "--http",
+            "--insecure",
+            "--host",
+            "0.0.0.0",
+            "--port",
+            "0",
+        ],
+    ] {
+        let out = codewhale_in(home.path()).args(&args).output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("loopback"),
+            "{args:?}"
+        );
+    }
+    let mut open = codewhale_in(home.path());
+    open.args(["serve", "--http", "--insecure", "--port", "0"]);
+    let server = start(open);
+    let reply = client()
+        .get(format!("{}/v1/threads", server.base))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 200);
+    let info: Value = client()
+        .get(format!("{}/v1/runtime/info", server.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(info["auth_required"], false);
+}
+
+#[tokio::test]
+async fn cors_origins_from_flags_env_and_config() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[runtime_api]\ncors_origins = [\"http://localhost:5173\"]\n",
+    )
+    .unwrap();
+    let mut command = codewhale_in(home.path());
+    command
+        .args([
+            "app-server",
+            "--http",
+            "--port",
+            "0",
+            "--cors-origin",
+            "http://localhost:8080",
+        ])
+        .env(
+            "CODEWHALE_CORS_ORIGINS",
+            "http://localhost:9000, http://127.0.0.1:9001",
+        );
+    let server = start(command);
+    let client = client();
+    for (origin, allowed) in [
+        ("http://localhost:5173", true),
+        ("http://localhost:8080", true),
+        ("http://localhost:9000", true),
+        ("http://127.0.0.1:9001", true),
+        ("tauri://localhost", true),
+        ("http://localhost:6666", false),
+    ] {
+        let reply = client
+            .request(
+                reqwest::Method::OPTIONS,
+                format!("{}/v1/threads", server.base),
+            )
+            .header("origin", origin)
+            .header("access-control-request-method", "GET")
+            .send()
+            .await
+            .unwrap();
+        let echoed = reply
+            .headers()
+            .get("access-control-allow-origin")
+            .map(|v| v.to_str().unwrap().to_string());
+        assert_eq!(echoed.as_deref() == Some(origin), allowed, "{origin}");
+    }
+
+    let bad = tempfile::tempdir().unwrap();
+    let out = codewhale_in(bad.path())
+        .args(["app-server", "--http", "--port", "0", "--cors-origin", "*"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("wildcard"));
+    std::fs::write(bad.path().join("config.toml"), "[runtime_api\n").unwrap();
+    let out = codewhale_in(bad.path())
+        .args(["app-server", "--http", "--port", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("config.toml"));
+}

@@ -1,0 +1,194 @@
+//! A server process killed with SIGKILL in the middle of a turn, then the
+//! real `codewhale` binary started on the same store: the turn is recovered
+//! exactly once and no committed event is lost.
+//!
+//! This test binary is its own child: run with CODEWHALE_TEST_CHILD_HOME it
+//! serves the runtime with a scripted engine (whose turn never ends) until
+//! it is killed; run by `cargo test` it drives the whole scenario.
+
+mod common;
+
+use codewhale::{
+    auth::RuntimeToken,
+    router,
+    state::{AppState, RuntimeConfig},
+    store::Store,
+};
+use common::{
+    scripted::{pieces, Scripted, Step},
+    EventReader, TOKEN,
+};
+use serde_json::{json, Value};
+use std::{
+    io::{BufRead, BufReader},
+    net::SocketAddr,
+    path::Path,
+    process::{Child, Command, Stdio},
+    sync::Arc,
+};
+
+const CHILD_HOME: &str = "CODEWHALE_TEST_CHILD_HOME";
+
+fn main() {
+    let runtime = tokio::runtime::Runtime::new().unwrap();
+    match std::env::var(CHILD_HOME) {
+        Ok(home) => runtime.block_on(serve_scripted(Path::new(&home))),
+        Err(_) => {
+            runtime.block_on(scenario());
+            println!("sigkill_recovery: ok");
+        }
+    }
+}
+
+async fn serve_scripted(home: &Path) {
+    let store = Arc::new(Store::open(home).await.unwrap());
+    let runtime = RuntimeConfig {
+        bind_host: "127.0.0.1".into(),
+        port: 0,
+        token: Some(RuntimeToken::resolve(Some(TOKEN.into())).unwrap()),
+        cors_origins: vec![],
+        default_workspace: home.to_path_buf(),
+    };
+    let engine = Scripted::new(vec![Step::Say(pieces("half an answer ")), Step::Hang]);
+    let (state, _stop) = AppState::new(runtime, None, store, engine);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    println!("http://{}", listener.local_addr().unwrap());
+    let service = router::app(state).into_make_service_with_connect_info::<SocketAddr>();
+    axum::serve(listener, service).await.unwrap();
+}
+
+fn spawn(mut command: Command) -> (Child, String) {
+    let mut child = command
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().unwrap())
+        .read_line(&mut line)
+        .unwrap();
+    (child, line.trim().to_string())
+}
+
+fn real_binary(home: &Path) -> (Child, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_codewhale"));
+    command
+        .args(["app-server", "--http", "--port", "0", "--auth-token", TOKEN])
+        .env("CODEWHALE_HOME", home);
+    spawn(command)
+}
+
+async fn scenario() {
+    let home = tempfile::tempdir().unwrap();
+    let client = common::api_client();
+
+    let mut child_command = Command::new(std::env::current_exe().unwrap());
+    child_command.env(CHILD_HOME, home.path());
+    let (mut child, base) = spawn(child_command);
+    let thread: Value = client
+        .post(format!("{base}/v1/threads"))
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = thread["id"].as_str().unwrap().to_string();
+    let mut reader =
+        EventReader::open(&client, &format!("{base}/v1/threads/{id}/events"), &[]).await;
+    let started: Value = client
+        .post(format!("{base}/v1/threads/{id}/turns"))
+        .json(&json!({"prompt": "start and never finish"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let mut delivered = Vec::new();
+    loop {
+        let (_, name, event) = reader.next().await;
+        delivered.push(event["seq"].as_i64().unwrap());
+        if name == "item.delta" {
+            break;
+        }
+    }
+    // The message item is open and the turn in progress: kill -9.
+    child.kill().unwrap();
+    child.wait().unwrap();
+
+    let after_restart = recovered_state(home.path(), &client, &id).await;
+    let turn = &after_restart.0["turns"][0];
+    assert_eq!(turn["id"], started["turn"]["id"]);
+    assert_eq!(turn["status"], "interrupted");
+    assert_eq!(turn["error"], "Interrupted by process restart");
+    assert!(after_restart.0["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|i| i["status"] != "in_progress"));
+    let seqs: Vec<i64> = after_restart
+        .1
+        .iter()
+        .map(|e| e["seq"].as_i64().unwrap())
+        .collect();
+    for seq in &delivered {
+        assert!(
+            seqs.contains(seq),
+            "committed event {seq} survived the kill"
+        );
+    }
+    let completions = |events: &[Value]| -> Vec<Value> {
+        events
+            .iter()
+            .filter(|e| e["event"] == "turn.completed")
+            .cloned()
+            .collect()
+    };
+    let once = completions(&after_restart.1);
+    assert_eq!(once.len(), 1);
+    assert_eq!(once[0]["payload"]["recovered"], true);
+
+    // A second restart recovers nothing more.
+    let again = recovered_state(home.path(), &client, &id).await;
+    assert_eq!(completions(&again.1).len(), 1);
+    assert_eq!(again.0["turns"], after_restart.0["turns"]);
+}
+
+/// Starts the real binary on `home`, returns (thread detail, every event),
+/// and stops it with SIGTERM.
+async fn recovered_state(home: &Path, client: &reqwest::Client, id: &str) -> (Value, Vec<Value>) {
+    let (mut server, base) = real_binary(home);
+    let detail: Value = client
+        .get(format!("{base}/v1/threads/{id}"))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let latest = detail["latest_seq"].as_i64().unwrap();
+    let mut reader = EventReader::open(
+        client,
+        &format!("{base}/v1/threads/{id}/events?since_seq=0"),
+        &[],
+    )
+    .await;
+    let mut events = Vec::new();
+    loop {
+        let (_, _, event) = reader.next().await;
+        let seq = event["seq"].as_i64().unwrap();
+        events.push(event);
+        if seq == latest {
+            break;
+        }
+    }
+    assert!(reader.quiet_for(200).await);
+    Command::new("kill")
+        .args(["-TERM", &server.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(server.wait().unwrap().success());
+    (detail, events)
+}
