@@ -3,6 +3,8 @@
 //! Prints a Markdown table for BENCHMARKS.md. Everything runs against the
 //! real store, router and (for memory) the real binary, over loopback.
 
+#![allow(clippy::print_stdout)] // the report is its output
+
 use app::protocol::{ItemKind, ThreadRecord, Usage};
 use codewhale::{
     auth::RuntimeToken,

@@ -6,6 +6,8 @@
 //! serves the runtime with a scripted engine (whose turn never ends) until
 //! it is killed; run by `cargo test` it drives the whole scenario.
 
+#![allow(clippy::print_stdout)] // the child announces its URL on stdout
+
 mod common;
 
 use codewhale::{
