@@ -225,3 +225,91 @@ async fn a_lagging_subscriber_catches_up_from_the_store() {
     }
     assert!(reader.quiet_for(100).await);
 }
+
+/// Commits land exactly inside each race window of the replay → live
+/// hand-off; every event must still arrive once, in order.
+#[tokio::test]
+async fn handoff_is_lossless_with_commits_injected_at_every_race_window() {
+    use codewhale::runtime::stream::{self, Cursor, Pauses, RaceWindow};
+    use std::sync::{Arc, Mutex};
+
+    let h = Harness::app_server().await;
+    let store = h.state.store.clone();
+    let thread = codewhale::runtime::threads::create(&store, h.home.path(), Default::default())
+        .await
+        .unwrap();
+    let mut expected = vec![1]; // thread.started is seq 1 in a fresh store
+    expected.extend(append(&h, &thread.id, 300).await); // more than one batch
+    let injected = Arc::new(Mutex::new(Vec::new()));
+    let windows_seen = Arc::new(Mutex::new(Vec::new()));
+    let pauses: Pauses = {
+        let store = store.clone();
+        let id = thread.id.clone();
+        let injected = injected.clone();
+        let windows_seen = windows_seen.clone();
+        Arc::new(move |window: RaceWindow| {
+            let store = store.clone();
+            let id = id.clone();
+            let injected = injected.clone();
+            windows_seen.lock().unwrap().push(window);
+            let first_time = windows_seen
+                .lock()
+                .unwrap()
+                .iter()
+                .filter(|w| **w == window)
+                .count()
+                <= 2;
+            Box::pin(async move {
+                if first_time {
+                    let mut tx = store.begin_write().await.unwrap();
+                    let seq = tx
+                        .append(NewEvent::thread(
+                            &id,
+                            "turn.lifecycle",
+                            json!({ "window": format!("{window:?}") }),
+                        ))
+                        .await
+                        .unwrap();
+                    tx.commit().await.unwrap();
+                    injected.lock().unwrap().push(seq);
+                }
+            })
+        })
+    };
+    let (_stop, shutdown) = tokio::sync::watch::channel(false);
+    let cursor = Cursor {
+        since_seq: 0,
+        replay_limit: None,
+    };
+    let mut frames = stream::open_with_pauses(
+        store.clone(),
+        thread.id.clone(),
+        cursor,
+        shutdown,
+        Some(pauses),
+    )
+    .await
+    .unwrap();
+    let mut seen = Vec::new();
+    let mut previous = 0;
+    loop {
+        let frame =
+            tokio::time::timeout(std::time::Duration::from_millis(500), frames.recv()).await;
+        let Ok(Some(frame)) = frame else { break };
+        let envelope: serde_json::Value = serde_json::from_str(&frame.data).unwrap();
+        assert_eq!(envelope["previous_seq"], previous);
+        previous = frame.seq;
+        seen.push(frame.seq);
+    }
+    let windows = windows_seen.lock().unwrap().clone();
+    for window in [
+        RaceWindow::Subscribed,
+        RaceWindow::BatchRead,
+        RaceWindow::CaughtUp,
+    ] {
+        assert!(windows.contains(&window), "{window:?} was exercised");
+    }
+    expected.extend(injected.lock().unwrap().iter());
+    expected.sort_unstable();
+    assert_eq!(seen, expected, "every event once, in order");
+}

@@ -80,8 +80,41 @@ pub async fn open(
     store: Arc<Store>,
     thread_id: String,
     cursor: Cursor,
-    mut shutdown: watch::Receiver<bool>,
+    shutdown: watch::Receiver<bool>,
 ) -> Result<mpsc::Receiver<Frame>, ApiError> {
+    open_with_pauses(store, thread_id, cursor, shutdown, None).await
+}
+
+/// The windows where replay and live delivery could race.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RaceWindow {
+    /// Subscribed to live wake-ups, history not read yet.
+    Subscribed,
+    /// A batch was read from the store, not yet delivered.
+    BatchRead,
+    /// Caught up; about to wait for a wake-up.
+    CaughtUp,
+}
+
+/// Called at each race window; tests pause there to force the races.
+pub type Pauses = Arc<dyn Fn(RaceWindow) -> futures::future::BoxFuture<'static, ()> + Send + Sync>;
+
+/// `open`, with a hook awaited at every race window.
+pub async fn open_with_pauses(
+    store: Arc<Store>,
+    thread_id: String,
+    cursor: Cursor,
+    mut shutdown: watch::Receiver<bool>,
+    pauses: Option<Pauses>,
+) -> Result<mpsc::Receiver<Frame>, ApiError> {
+    let pause = move |window: RaceWindow| {
+        let pauses = pauses.clone();
+        async move {
+            if let Some(pauses) = pauses {
+                pauses(window).await;
+            }
+        }
+    };
     if cursor.since_seq < 0 {
         return Err(ApiError::bad_request("since_seq must be 0 or more"));
     }
@@ -98,6 +131,7 @@ pub async fn open(
     // Subscribe before reading history: anything committed from here on
     // wakes us, anything before is in the store.
     let mut live = store.subscribe();
+    pause(RaceWindow::Subscribed).await;
     let mut position = match replay_limit {
         Some(keep) => {
             store::events::tail_cursor(store.pool(), &thread_id, cursor.since_seq, keep).await?
@@ -116,6 +150,7 @@ pub async fn open(
                 }
             };
             let caught_up = (batch.len() as i64) < BATCH;
+            pause(RaceWindow::BatchRead).await;
             for event in &batch {
                 let Ok(frame) = frame(event, position) else {
                     tracing::error!(seq = event.seq, "skipping a corrupt event ends the stream");
@@ -129,6 +164,7 @@ pub async fn open(
             if !caught_up {
                 continue;
             }
+            pause(RaceWindow::CaughtUp).await;
             // Wait for something newer for this thread, the client leaving,
             // or shutdown.
             loop {
