@@ -234,8 +234,15 @@ async fn steer_is_recorded_then_delivered() {
     assert_eq!(steered["steer_count"], 1);
 
     let events = Setup::until(&mut reader, "turn.completed").await;
-    let steer = events.iter().find(|(n, _)| n == "turn.steered").unwrap();
-    assert_eq!(steer.1["payload"]["prompt"], "go left");
+    let at = events
+        .iter()
+        .position(|(n, _)| n == "turn.steered")
+        .unwrap();
+    assert_eq!(events[at].1["payload"]["prompt"], "go left");
+    // The steer is also a user message in the transcript.
+    assert_eq!(events[at + 2].0, "item.completed");
+    assert_eq!(events[at + 2].1["payload"]["item"]["kind"], "user_message");
+    assert_eq!(events[at + 2].1["payload"]["item"]["detail"], "go left");
     let said: String = events
         .iter()
         .filter(|(n, _)| n == "item.delta")

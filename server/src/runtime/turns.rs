@@ -8,7 +8,7 @@ use super::{
 use crate::{
     clock,
     error::ApiError,
-    store::{self, NewEvent, Store, StoreError, ThreadRow},
+    store::{self, NewEvent, Store, StoreError, ThreadRow, WriteTx},
 };
 use app::protocol::{
     CompactThread, ItemKind, StartTurn, SteerTurn, ThreadRecord, TurnItemRecord, TurnRecord,
@@ -167,40 +167,20 @@ impl TurnManager {
         store::turns::upsert(tx.conn(), turn).await?;
         thread.latest_turn_id = Some(turn.id.clone());
         thread.updated_at = now.to_string();
-        let mut events = vec![NewEvent {
+        if let TurnInput::Prompt(prompt) = input {
+            thread.preview = Some(truncate(prompt, PREVIEW_CHARS));
+        }
+        store::threads::update(tx.conn(), thread).await?;
+        tx.append(NewEvent {
             thread_id: thread.id.clone(),
             turn_id: Some(turn.id.clone()),
             item_id: None,
             event: "turn.started",
             payload: json!({ "turn": turn }),
-        }];
+        })
+        .await?;
         if let TurnInput::Prompt(prompt) = input {
-            thread.preview = Some(truncate(prompt, PREVIEW_CHARS));
-            let item = TurnItemRecord {
-                id: ids::new(ids::ITEM),
-                turn_id: turn.id.clone(),
-                kind: ItemKind::UserMessage,
-                status: "completed".into(),
-                summary: truncate(prompt, SUMMARY_CHARS),
-                detail: Some(prompt.clone()),
-                metadata: json!({}),
-                started_at: Some(now.to_string()),
-                ended_at: Some(now.to_string()),
-            };
-            store::turns::upsert_item(tx.conn(), &thread.id, &item).await?;
-            for event in ["item.started", "item.completed"] {
-                events.push(NewEvent {
-                    thread_id: thread.id.clone(),
-                    turn_id: Some(turn.id.clone()),
-                    item_id: Some(item.id.clone()),
-                    event,
-                    payload: json!({ "item": item }),
-                });
-            }
-        }
-        store::threads::update(tx.conn(), thread).await?;
-        for event in events {
-            tx.append(event).await?;
+            record_user_message(&mut tx, &thread.id, &turn.id, prompt).await?;
         }
         tx.commit().await
     }
@@ -357,6 +337,7 @@ impl TurnManager {
             payload: json!({ "turn_id": turn_id, "prompt": prompt, "steer_count": turn.steer_count }),
         })
         .await?;
+        record_user_message(&mut tx, thread_id, turn_id, &prompt).await?;
         tx.commit().await?;
         // Recorded first, then delivered: the engine sees it in order.
         sender
@@ -539,6 +520,40 @@ fn settings(thread: &ThreadRow, overrides: Option<&StartTurn>) -> Result<TurnSet
         settings.auto_approve = o.auto_approve.unwrap_or(settings.auto_approve);
     }
     Ok(settings)
+}
+
+/// A completed user_message item (the prompt of a turn, or a steer) with
+/// its item.started and item.completed events.
+async fn record_user_message(
+    tx: &mut WriteTx<'_>,
+    thread_id: &str,
+    turn_id: &str,
+    prompt: &str,
+) -> Result<(), StoreError> {
+    let now = clock::now();
+    let item = TurnItemRecord {
+        id: ids::new(ids::ITEM),
+        turn_id: turn_id.to_string(),
+        kind: ItemKind::UserMessage,
+        status: "completed".into(),
+        summary: truncate(prompt, SUMMARY_CHARS),
+        detail: Some(prompt.to_string()),
+        metadata: json!({}),
+        started_at: Some(now.clone()),
+        ended_at: Some(now),
+    };
+    store::turns::upsert_item(tx.conn(), thread_id, &item).await?;
+    for event in ["item.started", "item.completed"] {
+        tx.append(NewEvent {
+            thread_id: thread_id.to_string(),
+            turn_id: Some(turn_id.to_string()),
+            item_id: Some(item.id.clone()),
+            event,
+            payload: json!({ "item": item }),
+        })
+        .await?;
+    }
+    Ok(())
 }
 
 fn turn_not_found(turn_id: &str) -> ApiError {
