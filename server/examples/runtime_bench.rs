@@ -76,10 +76,13 @@ async fn server() -> Server {
     tokio::spawn(async move { axum::serve(listener, service).await });
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
-    let client = reqwest::Client::builder()
-        .default_headers(headers)
-        .build()
-        .unwrap();
+    let client = {
+        codewhale::provider::install_tls();
+        reqwest::Client::builder()
+    }
+    .default_headers(headers)
+    .build()
+    .unwrap();
     Server {
         base: format!("http://{addr}"),
         client,
@@ -410,10 +413,13 @@ async fn memory() {
     };
     let mut headers = reqwest::header::HeaderMap::new();
     headers.insert("authorization", format!("Bearer {TOKEN}").parse().unwrap());
-    let client = reqwest::Client::builder()
-        .default_headers(headers)
-        .build()
-        .unwrap();
+    let client = {
+        codewhale::provider::install_tls();
+        reqwest::Client::builder()
+    }
+    .default_headers(headers)
+    .build()
+    .unwrap();
     let thread: serde_json::Value = client
         .post(format!("{base}/v1/threads"))
         .json(&json!({}))

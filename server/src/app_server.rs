@@ -2,13 +2,14 @@
 //! the runtime API for SDKs, scripts and other local clients.
 
 use crate::{
+    agent::Agent,
     auth::RuntimeToken,
     cli::HttpArgs,
     config::Config,
     cors,
     error::RunError,
     home,
-    runtime::engine::NoProvider,
+    provider::Providers,
     server,
     state::{AppState, RuntimeConfig},
     store::Store,
@@ -52,7 +53,12 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
         cors_origins,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
     };
-    let (state, stop) = AppState::new(runtime, None, store, Arc::new(NoProvider));
+    let (state, stop) = AppState::new(
+        runtime,
+        None,
+        store,
+        Arc::new(Agent::new(Providers::from_config(&config))),
+    );
     let url = format!("http://{}:{port}", url_host(&args.host));
     #[allow(clippy::print_stdout)]
     {

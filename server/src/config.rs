@@ -3,7 +3,7 @@
 
 use crate::error::RunError;
 use serde::Deserialize;
-use std::path::Path;
+use std::{collections::BTreeMap, path::Path};
 
 pub const CONFIG_FILE: &str = "config.toml";
 
@@ -12,6 +12,23 @@ pub const CONFIG_FILE: &str = "config.toml";
 pub struct Config {
     #[serde(default)]
     pub runtime_api: RuntimeApiConfig,
+    /// Provider used when a thread names none.
+    pub default_provider: Option<String>,
+    /// Custom OpenAI-compatible providers (Ollama, vLLM, OpenRouter, …),
+    /// and overrides of the built-in `deepseek` and `openai`.
+    #[serde(default)]
+    pub providers: BTreeMap<String, ProviderEntry>,
+}
+
+#[derive(Clone, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderEntry {
+    pub base_url: Option<String>,
+    /// Name of the environment variable holding the key (never the key).
+    pub api_key_env: Option<String>,
+    #[serde(default)]
+    pub models: Vec<String>,
+    pub default_model: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]

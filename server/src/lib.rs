@@ -2,6 +2,7 @@
 //! layer, and the embedded browser assets. The binary (`main.rs`) is a thin
 //! shell over this library so that tests can drive the real router.
 
+pub mod agent;
 pub mod app_server;
 pub mod assets;
 pub mod auth;
@@ -13,6 +14,7 @@ pub mod error;
 pub mod extract;
 pub mod headers;
 pub mod home;
+pub mod provider;
 pub mod router;
 pub mod routes;
 pub mod runtime;

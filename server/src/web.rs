@@ -1,6 +1,7 @@
 //! `codewhale web`: the browser workbench on 127.0.0.1.
 
 use crate::{
+    agent::Agent,
     auth::{RuntimeToken, WebAuth},
     cli::WebArgs,
     clock::Clock,
@@ -8,7 +9,7 @@ use crate::{
     cors,
     error::RunError,
     home,
-    runtime::engine::NoProvider,
+    provider::Providers,
     server,
     state::{AppState, RuntimeConfig},
     store::Store,
@@ -31,7 +32,12 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
         cors_origins: cors::origins(&[], &config.runtime_api.cors_origins)?,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
     };
-    let (state, stop) = AppState::new(runtime, Some(web), store, Arc::new(NoProvider));
+    let (state, stop) = AppState::new(
+        runtime,
+        Some(web),
+        store,
+        Arc::new(Agent::new(Providers::from_config(&config))),
+    );
 
     // The one line on stdout: the sign-in link.
     #[allow(clippy::print_stdout)]

@@ -51,10 +51,13 @@ fn start(mut command: Command) -> Server {
 }
 
 fn client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
+    {
+        codewhale::provider::install_tls();
+        reqwest::Client::builder()
+    }
+    .timeout(Duration::from_secs(30))
+    .build()
+    .unwrap()
 }
 
 #[tokio::test]
@@ -208,4 +211,50 @@ async fn cors_origins_from_flags_env_and_config() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("config.toml"));
+}
+
+#[tokio::test]
+async fn without_a_provider_turns_are_refused_with_what_to_configure() {
+    let home = tempfile::tempdir().unwrap();
+    let mut bare = codewhale_in(home.path());
+    bare.args([
+        "app-server",
+        "--http",
+        "--port",
+        "0",
+        "--auth-token",
+        "a-token-for-this-test",
+    ])
+    .env_remove("DEEPSEEK_API_KEY")
+    .env_remove("OPENAI_API_KEY");
+    let server = start(bare);
+    let client = client();
+    let thread: Value = client
+        .post(format!("{}/v1/threads", server.base))
+        .bearer_auth("a-token-for-this-test")
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let reply = client
+        .post(format!(
+            "{}/v1/threads/{}/turns",
+            server.base,
+            thread["id"].as_str().unwrap()
+        ))
+        .bearer_auth("a-token-for-this-test")
+        .json(&json!({"prompt": "hello"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 400);
+    let body: Value = reply.json().await.unwrap();
+    let message = body["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("DEEPSEEK_API_KEY") && message.contains("config.toml"),
+        "{message}"
+    );
 }

@@ -95,11 +95,14 @@ fn start_web(command: &mut Command) -> (Server, String, std::process::ChildStder
 }
 
 fn http_client() -> reqwest::Client {
-    reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
-        .build()
-        .unwrap()
+    {
+        codewhale::provider::install_tls();
+        reqwest::Client::builder()
+    }
+    .redirect(reqwest::redirect::Policy::none())
+    .timeout(Duration::from_secs(30))
+    .build()
+    .unwrap()
 }
 
 /// Kills the server when the test ends, pass or fail.

@@ -63,6 +63,9 @@ impl Capabilities {
             web_client: true,
             web_bootstrap: true,
             threads: true,
+            turns: true,
+            turn_steer: true,
+            turn_interrupt: true,
             event_replay: true,
             ..Self::default()
         }
@@ -85,7 +88,9 @@ mod tests {
     fn only_what_exists_is_claimed() {
         let current = Capabilities::current();
         assert!(current.web_client && current.web_bootstrap);
-        assert!(current.threads && current.event_replay);
-        assert!(!current.turns && !current.approvals && !current.usage);
+        assert!(current.threads && current.turns && current.event_replay);
+        assert!(
+            !current.approvals && !current.user_input && !current.external_tools && !current.usage
+        );
     }
 }

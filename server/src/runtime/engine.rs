@@ -5,7 +5,7 @@
 
 use super::turn_writer::ItemWriter;
 use crate::error::ApiError;
-use app::protocol::{ThreadRecord, Usage};
+use app::protocol::{ThreadRecord, TurnItemRecord, Usage};
 use futures::future::BoxFuture;
 use tokio::sync::{mpsc, watch};
 
@@ -40,6 +40,9 @@ pub struct TurnContext {
     pub turn_id: String,
     pub input: TurnInput,
     pub settings: TurnSettings,
+    /// The thread's items when the turn started, oldest first (this turn's
+    /// prompt included).
+    pub history: Vec<TurnItemRecord>,
     /// Steering prompts, in the order they were accepted.
     pub steers: mpsc::Receiver<String>,
     /// Flips to true when an interrupt was requested.

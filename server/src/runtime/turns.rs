@@ -200,22 +200,35 @@ impl TurnManager {
             let started = Instant::now();
             let (items, writer) =
                 turn_writer::spawn(manager.store.clone(), thread.id.clone(), turn.id.clone());
-            let context = TurnContext {
-                thread: thread.clone(),
-                turn_id: turn.id.clone(),
-                input,
-                settings,
-                steers,
-                interrupt: interrupt.clone(),
-                items,
-            };
-            let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
-            let outcome = tokio::select! {
-                outcome = run => outcome.unwrap_or_else(|_| Outcome::Failed {
-                    error: "the engine crashed".into(),
-                    usage: Usage::default(),
-                }),
-                () = forced_stop(&mut interrupt) => Outcome::Interrupted { usage: Usage::default() },
+            let outcome = match manager.history(&thread.id).await {
+                Err(error) => {
+                    tracing::error!(%error, "reading the thread's history failed");
+                    drop(items);
+                    Outcome::Failed {
+                        error: "could not read the thread's history".into(),
+                        usage: Usage::default(),
+                    }
+                }
+                Ok(history) => {
+                    let context = TurnContext {
+                        thread: thread.clone(),
+                        turn_id: turn.id.clone(),
+                        input,
+                        settings,
+                        history,
+                        steers,
+                        interrupt: interrupt.clone(),
+                        items,
+                    };
+                    let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
+                    tokio::select! {
+                        outcome = run => outcome.unwrap_or_else(|_| Outcome::Failed {
+                            error: "the engine crashed".into(),
+                            usage: Usage::default(),
+                        }),
+                        () = forced_stop(&mut interrupt) => Outcome::Interrupted { usage: Usage::default() },
+                    }
+                }
             };
             // The engine's ItemWriter was dropped with it: the writer drains.
             let drained = match writer.await {
@@ -438,6 +451,11 @@ impl TurnManager {
             }
             _ => Err(turn_not_found(turn_id)),
         }
+    }
+
+    async fn history(&self, thread_id: &str) -> Result<Vec<TurnItemRecord>, StoreError> {
+        let mut conn = self.store.pool().acquire().await?;
+        store::turns::items_by_thread(&mut conn, thread_id).await
     }
 
     async fn thread(&self, thread_id: &str) -> Result<ThreadRow, ApiError> {

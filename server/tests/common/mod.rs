@@ -188,11 +188,14 @@ pub fn api_client() -> reqwest::Client {
         reqwest::header::AUTHORIZATION,
         format!("Bearer {TOKEN}").parse().unwrap(),
     );
-    reqwest::Client::builder()
-        .default_headers(headers)
-        .timeout(std::time::Duration::from_secs(30))
-        .build()
-        .unwrap()
+    {
+        codewhale::provider::install_tls();
+        reqwest::Client::builder()
+    }
+    .default_headers(headers)
+    .timeout(std::time::Duration::from_secs(30))
+    .build()
+    .unwrap()
 }
 
 /// Reads SSE frames of a thread's event stream as parsed envelopes.

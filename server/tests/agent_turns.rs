@@ -1,0 +1,328 @@
+//! The model-backed engine against the scripted mock provider, over real
+//! HTTP and SSE on both sides: streaming, reasoning, usage, retries, error
+//! classification, steer and interrupt.
+
+mod common;
+
+use codewhale::{agent::Agent, config::Config, provider::Providers};
+use common::{api_client, EventReader, Harness};
+use mock_provider::{Chunk, Mock, Reply};
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+struct Setup {
+    _h: Harness,
+    mock: Mock,
+    base: String,
+    client: reqwest::Client,
+    thread: String,
+}
+
+/// A custom provider `mock` (no key) pointing at a fresh mock server.
+async fn setup(system_prompt: Option<&str>) -> Setup {
+    let mock = Mock::default();
+    let mock_url = mock.serve(0).await.unwrap();
+    let config: Config = toml::from_str(&format!(
+        "default_provider = \"mock\"\n[providers.mock]\nbase_url = \"{mock_url}\"\nmodels = [\"mock-large\"]\n"
+    ))
+    .unwrap();
+    let h = Harness::with_engine(Arc::new(Agent::new(Providers::from_config(&config)))).await;
+    let base = h.serve().await;
+    let client = api_client();
+    let thread: Value = client
+        .post(format!("{base}/v1/threads"))
+        .json(&json!({ "system_prompt": system_prompt }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    Setup {
+        _h: h,
+        mock,
+        base,
+        client,
+        thread: thread["id"].as_str().unwrap().to_string(),
+    }
+}
+
+impl Setup {
+    async fn events(&self) -> EventReader {
+        EventReader::open(
+            &self.client,
+            &format!("{}/v1/threads/{}/events", self.base, self.thread),
+            &[],
+        )
+        .await
+    }
+
+    async fn start(&self, prompt: &str) -> Value {
+        let reply = self
+            .client
+            .post(format!("{}/v1/threads/{}/turns", self.base, self.thread))
+            .json(&json!({ "prompt": prompt }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 201);
+        reply.json().await.unwrap()
+    }
+
+    async fn until_completed(reader: &mut EventReader) -> Vec<(String, Value)> {
+        let mut seen = Vec::new();
+        loop {
+            let (_, name, event) = reader.next().await;
+            let done = name == "turn.completed";
+            seen.push((name, event));
+            if done {
+                return seen;
+            }
+        }
+    }
+}
+
+fn text(events: &[(String, Value)], kind: &str) -> String {
+    events
+        .iter()
+        .filter(|(n, e)| n == "item.delta" && e["payload"]["kind"] == kind)
+        .map(|(_, e)| e["payload"]["delta"].as_str().unwrap())
+        .collect()
+}
+
+#[tokio::test]
+async fn streams_reasoning_and_answer_with_usage() {
+    let s = setup(Some("You are terse.")).await;
+    s.mock.push(Reply::Stream {
+        chunks: vec![
+            Chunk::Reasoning {
+                text: "The user greets; ".into(),
+            },
+            Chunk::Reasoning {
+                text: "greet back.".into(),
+            },
+            Chunk::Text {
+                text: "Hello".into(),
+            },
+            Chunk::Text {
+                text: ", world!".into(),
+            },
+            Chunk::Finish {
+                reason: "stop".into(),
+            },
+            Chunk::Usage {
+                prompt_tokens: 50,
+                completion_tokens: 9,
+                cached_tokens: 32,
+                reasoning_tokens: 5,
+            },
+        ],
+        delay_ms: 2,
+    });
+    let mut reader = s.events().await;
+    s.start("hi there").await;
+    let events = Setup::until_completed(&mut reader).await;
+    assert_eq!(
+        text(&events, "agent_reasoning"),
+        "The user greets; greet back."
+    );
+    assert_eq!(text(&events, "agent_message"), "Hello, world!");
+    let turn = &events.last().unwrap().1["payload"]["turn"];
+    assert_eq!(turn["status"], "completed");
+    assert_eq!(
+        turn["usage"],
+        json!({"input_tokens": 50, "output_tokens": 9, "cached_tokens": 32, "reasoning_tokens": 5})
+    );
+
+    let request = &s.mock.requests()[0];
+    assert_eq!(request["model"], "mock-large");
+    assert_eq!(request["stream"], true);
+    assert_eq!(request["stream_options"]["include_usage"], true);
+    assert_eq!(
+        request["messages"],
+        json!([{"role": "system", "content": "You are terse."}, {"role": "user", "content": "hi there"}])
+    );
+
+    // The next turn carries the conversation so far.
+    s.mock.push(Reply::text(&["again"]));
+    s.start("once more").await;
+    Setup::until_completed(&mut reader).await;
+    let roles: Vec<Value> = s.mock.requests()[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].clone())
+        .collect();
+    assert_eq!(
+        roles,
+        [
+            json!("system"),
+            json!("user"),
+            json!("assistant"),
+            json!("user")
+        ]
+    );
+}
+
+#[tokio::test]
+async fn overloaded_then_success_is_retried() {
+    let s = setup(None).await;
+    s.mock.push(Reply::Error {
+        status: 429,
+        message: "slow down".into(),
+    });
+    s.mock.push(Reply::Error {
+        status: 503,
+        message: "busy".into(),
+    });
+    s.mock.push(Reply::text(&["made it"]));
+    let mut reader = s.events().await;
+    s.start("try hard").await;
+    let events = Setup::until_completed(&mut reader).await;
+    assert_eq!(text(&events, "agent_message"), "made it");
+    assert_eq!(
+        events.last().unwrap().1["payload"]["turn"]["status"],
+        "completed"
+    );
+    assert_eq!(s.mock.requests().len(), 3);
+}
+
+#[tokio::test]
+async fn authentication_failures_are_not_retried_and_say_why() {
+    let s = setup(None).await;
+    s.mock.push(Reply::Error {
+        status: 401,
+        message: "bad key".into(),
+    });
+    let mut reader = s.events().await;
+    s.start("hello").await;
+    let events = Setup::until_completed(&mut reader).await;
+    let turn = &events.last().unwrap().1["payload"]["turn"];
+    assert_eq!(turn["status"], "failed");
+    assert!(
+        turn["error"]
+            .as_str()
+            .unwrap()
+            .contains("rejected the API key"),
+        "{turn}"
+    );
+    let error_item = events
+        .iter()
+        .find(|(n, e)| n == "item.completed" && e["payload"]["item"]["kind"] == "error")
+        .expect("a readable error item");
+    assert!(error_item.1["payload"]["item"]["detail"]
+        .as_str()
+        .unwrap()
+        .contains("HTTP 401"));
+    assert_eq!(s.mock.requests().len(), 1, "not retried");
+}
+
+#[tokio::test]
+async fn a_bad_request_fails_with_the_provider_message() {
+    let s = setup(None).await;
+    s.mock.push(Reply::Error {
+        status: 400,
+        message: "model does not exist".into(),
+    });
+    let mut reader = s.events().await;
+    s.start("hello").await;
+    let events = Setup::until_completed(&mut reader).await;
+    let turn = &events.last().unwrap().1["payload"]["turn"];
+    assert_eq!(turn["status"], "failed");
+    assert!(turn["error"]
+        .as_str()
+        .unwrap()
+        .contains("model does not exist"));
+}
+
+#[tokio::test]
+async fn interrupt_stops_a_slow_stream() {
+    let s = setup(None).await;
+    let chunks = (0..500)
+        .map(|i| Chunk::Text {
+            text: format!("{i} "),
+        })
+        .collect();
+    s.mock.push(Reply::Stream {
+        chunks,
+        delay_ms: 20,
+    });
+    let mut reader = s.events().await;
+    let started = s.start("count slowly").await;
+    loop {
+        if reader.next().await.1 == "item.delta" {
+            break;
+        }
+    }
+    let turn = started["turn"]["id"].as_str().unwrap();
+    let asked = std::time::Instant::now();
+    let reply = s
+        .client
+        .post(format!(
+            "{}/v1/threads/{}/turns/{turn}/interrupt",
+            s.base, s.thread
+        ))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 200);
+    let events = Setup::until_completed(&mut reader).await;
+    assert!(
+        asked.elapsed() < std::time::Duration::from_secs(1),
+        "stopped within 1 s"
+    );
+    assert_eq!(
+        events.last().unwrap().1["payload"]["turn"]["status"],
+        "interrupted"
+    );
+    assert!(events.iter().any(|(n, _)| n == "item.interrupted"));
+}
+
+#[tokio::test]
+async fn a_steer_reaches_the_model_before_its_next_call() {
+    let s = setup(None).await;
+    let chunks = (0..40)
+        .map(|i| Chunk::Text {
+            text: format!("{i} "),
+        })
+        .collect();
+    s.mock.push(Reply::Stream {
+        chunks,
+        delay_ms: 15,
+    });
+    s.mock.push(Reply::text(&["ok, ", "going left"]));
+    let mut reader = s.events().await;
+    let started = s.start("walk").await;
+    loop {
+        if reader.next().await.1 == "item.delta" {
+            break;
+        }
+    }
+    let turn = started["turn"]["id"].as_str().unwrap();
+    let reply = s
+        .client
+        .post(format!(
+            "{}/v1/threads/{}/turns/{turn}/steer",
+            s.base, s.thread
+        ))
+        .json(&json!({"prompt": "go left instead"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(reply.status(), 200);
+    let events = Setup::until_completed(&mut reader).await;
+    assert_eq!(
+        events.last().unwrap().1["payload"]["turn"]["status"],
+        "completed"
+    );
+    let requests = s.mock.requests();
+    assert_eq!(requests.len(), 2);
+    let last = requests[1]["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last, json!({"role": "user", "content": "go left instead"}));
+    assert!(text(&events, "agent_message").ends_with("ok, going left"));
+}
