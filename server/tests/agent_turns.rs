@@ -4,91 +4,9 @@
 
 mod common;
 
-use codewhale::{agent::Agent, config::Config, provider::Providers};
-use common::{api_client, EventReader, Harness};
-use mock_provider::{Chunk, Mock, Reply};
+use common::agent::{setup, text, Setup};
+use mock_provider::{Chunk, Reply};
 use serde_json::{json, Value};
-use std::sync::Arc;
-
-struct Setup {
-    _h: Harness,
-    mock: Mock,
-    base: String,
-    client: reqwest::Client,
-    thread: String,
-}
-
-/// A custom provider `mock` (no key) pointing at a fresh mock server.
-async fn setup(system_prompt: Option<&str>) -> Setup {
-    let mock = Mock::default();
-    let mock_url = mock.serve(0).await.unwrap();
-    let config: Config = toml::from_str(&format!(
-        "default_provider = \"mock\"\n[providers.mock]\nbase_url = \"{mock_url}\"\nmodels = [\"mock-large\"]\n"
-    ))
-    .unwrap();
-    let h = Harness::with_engine(Arc::new(Agent::new(Providers::from_config(&config)))).await;
-    let base = h.serve().await;
-    let client = api_client();
-    let thread: Value = client
-        .post(format!("{base}/v1/threads"))
-        .json(&json!({ "system_prompt": system_prompt }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    Setup {
-        _h: h,
-        mock,
-        base,
-        client,
-        thread: thread["id"].as_str().unwrap().to_string(),
-    }
-}
-
-impl Setup {
-    async fn events(&self) -> EventReader {
-        EventReader::open(
-            &self.client,
-            &format!("{}/v1/threads/{}/events", self.base, self.thread),
-            &[],
-        )
-        .await
-    }
-
-    async fn start(&self, prompt: &str) -> Value {
-        let reply = self
-            .client
-            .post(format!("{}/v1/threads/{}/turns", self.base, self.thread))
-            .json(&json!({ "prompt": prompt }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(reply.status(), 201);
-        reply.json().await.unwrap()
-    }
-
-    async fn until_completed(reader: &mut EventReader) -> Vec<(String, Value)> {
-        let mut seen = Vec::new();
-        loop {
-            let (_, name, event) = reader.next().await;
-            let done = name == "turn.completed";
-            seen.push((name, event));
-            if done {
-                return seen;
-            }
-        }
-    }
-}
-
-fn text(events: &[(String, Value)], kind: &str) -> String {
-    events
-        .iter()
-        .filter(|(n, e)| n == "item.delta" && e["payload"]["kind"] == kind)
-        .map(|(_, e)| e["payload"]["delta"].as_str().unwrap())
-        .collect()
-}
 
 #[tokio::test]
 async fn streams_reasoning_and_answer_with_usage() {

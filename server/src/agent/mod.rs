@@ -2,10 +2,11 @@
 //! the provider's reasoning and answer into items, folds steers in before
 //! the next model call, and stops the stream on interrupt.
 //!
-//! Workspace tools, approvals, user input and client-executed tools are the
-//! next layer (issue 4); this engine answers in text.
+//! Tools are read-only so far; writes, shell, approvals, user input and
+//! client-executed tools are the next layer.
 
 mod conversation;
+pub mod tools;
 
 use crate::{
     error::ApiError,
@@ -18,6 +19,7 @@ use crate::{
 use app::protocol::{ItemKind, ThreadRecord, Usage};
 use futures::future::BoxFuture;
 use serde_json::json;
+use std::sync::Arc;
 
 pub struct Agent {
     providers: Providers,
@@ -62,6 +64,11 @@ impl Engine for Agent {
     }
 }
 
+/// At most this many model calls in one turn.
+const MAX_MODEL_CALLS: usize = 64;
+/// Tool output kept in the transcript item.
+const MAX_RECORDED_OUTPUT: usize = 64 * 1024;
+
 async fn run_turn(
     client: ChatClient,
     provider: ResolvedProvider,
@@ -71,23 +78,24 @@ async fn run_turn(
     if let TurnInput::Compact { reason } = &turn.input {
         messages.push(conversation::compaction_request(reason.as_deref()));
     }
+    let workspace = turn.thread.workspace.as_deref().map(|root| {
+        tools::Workspace::new(std::path::Path::new(root), turn.settings.trust_mode).map(Arc::new)
+    });
     let mut usage = Usage::default();
-    loop {
+    for _ in 0..MAX_MODEL_CALLS {
         let body = json!({
             "model": provider.model,
             "messages": messages,
             "stream": true,
             "stream_options": { "include_usage": true },
+            "tools": tools::specs(),
         });
         let reply = tokio::select! {
             reply = call(&client, &provider, &body, &turn.items, &turn.input) => reply,
             _ = turn.interrupt.changed() => return Outcome::Interrupted { usage },
         };
-        match reply {
-            Ok((text, call_usage)) => {
-                add(&mut usage, &call_usage);
-                messages.push(json!({ "role": "assistant", "content": text }));
-            }
+        let reply = match reply {
+            Ok(reply) => reply,
             Err(error) => {
                 let item = turn
                     .items
@@ -101,63 +109,182 @@ async fn run_turn(
                     usage,
                 };
             }
+        };
+        add(&mut usage, &reply.usage);
+        messages.push(reply.assistant_message());
+        for call in &reply.tool_calls {
+            let output = tokio::select! {
+                output = run_tool(&turn.items, workspace.as_ref(), call) => output,
+                _ = turn.interrupt.changed() => return Outcome::Interrupted { usage },
+            };
+            messages.push(json!({ "role": "tool", "tool_call_id": call.id, "content": output }));
         }
-        // Steers that arrived while the model spoke go in before the next call.
+        // Steers that arrived meanwhile go in before the next call.
         let mut steered = false;
         while let Ok(prompt) = turn.steers.try_recv() {
             messages.push(json!({ "role": "user", "content": prompt }));
             steered = true;
         }
-        if !steered {
+        if reply.tool_calls.is_empty() && !steered {
             return Outcome::Completed { usage };
+        }
+    }
+    Outcome::Failed {
+        error: format!("stopped after {MAX_MODEL_CALLS} model calls in one turn"),
+        usage,
+    }
+}
+
+/// Runs one tool call as a `tool_call` item; returns what the model sees.
+async fn run_tool(
+    items: &ItemWriter,
+    workspace: Option<&Result<Arc<tools::Workspace>, tools::ToolError>>,
+    call: &ToolCall,
+) -> String {
+    let item = items
+        .start(
+            ItemKind::ToolCall,
+            tools::summary(&call.name, &call.arguments),
+        )
+        .await;
+    let result = match workspace {
+        Some(Ok(workspace)) => tools::run(workspace.clone(), &call.name, &call.arguments).await,
+        Some(Err(error)) => Err(error.clone()),
+        None => Err(tools::ToolError("this thread has no workspace".into())),
+    };
+    let metadata = json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments, "ok": result.is_ok() });
+    match result {
+        Ok(output) => {
+            items
+                .end(
+                    &item,
+                    ItemEnd::Completed,
+                    Some(truncate(&output)),
+                    Some(metadata),
+                )
+                .await;
+            output
+        }
+        Err(error) => {
+            items
+                .end(
+                    &item,
+                    ItemEnd::Failed,
+                    Some(error.0.clone()),
+                    Some(metadata),
+                )
+                .await;
+            format!("error: {}", error.0)
         }
     }
 }
 
-/// One model call: streams reasoning and text into items; returns the
-/// answer's text and the call's usage.
+fn truncate(text: &str) -> String {
+    if text.len() <= MAX_RECORDED_OUTPUT {
+        return text.to_string();
+    }
+    let mut cut = MAX_RECORDED_OUTPUT;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}\n… truncated", &text[..cut])
+}
+
+#[derive(Clone, Debug, Default)]
+struct ToolCall {
+    id: String,
+    name: String,
+    arguments: String,
+}
+
+/// What one model call produced.
+#[derive(Default)]
+struct Reply {
+    text: String,
+    reasoning: String,
+    tool_calls: Vec<ToolCall>,
+    usage: Usage,
+}
+
+impl Reply {
+    /// The assistant turn as sent back in the next request. DeepSeek needs
+    /// `reasoning_content` back on messages that carry tool calls.
+    fn assistant_message(&self) -> serde_json::Value {
+        let mut message = json!({ "role": "assistant", "content": self.text });
+        if !self.tool_calls.is_empty() {
+            message["tool_calls"] = self
+                .tool_calls
+                .iter()
+                .map(|c| json!({"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments}}))
+                .collect();
+            if !self.reasoning.is_empty() {
+                message["reasoning_content"] = json!(self.reasoning);
+            }
+        }
+        message
+    }
+}
+
+/// One model call: streams reasoning and text into items and assembles
+/// tool calls from their fragments.
 async fn call(
     client: &ChatClient,
     provider: &ResolvedProvider,
     body: &serde_json::Value,
     items: &ItemWriter,
     input: &TurnInput,
-) -> Result<(String, Usage), ProviderError> {
+) -> Result<Reply, ProviderError> {
     let mut stream = client.stream(provider, body).await?;
     let answer_kind = match input {
         TurnInput::Prompt(_) => ItemKind::AgentMessage,
         TurnInput::Compact { .. } => ItemKind::ContextCompaction,
     };
-    let mut reasoning: Option<String> = None;
-    let mut answer: Option<String> = None;
-    let mut text = String::new();
-    let mut usage = Usage::default();
+    let mut reasoning_item: Option<String> = None;
+    let mut answer_item: Option<String> = None;
+    let mut reply = Reply::default();
+    let mut calls: std::collections::BTreeMap<u32, ToolCall> = Default::default();
     let result = loop {
         match stream.next().await {
             None => break Ok(()),
             Some(Err(error)) => break Err(error),
             Some(Ok(Delta::Reasoning(piece))) => {
-                if reasoning.is_none() {
-                    reasoning = Some(items.start(ItemKind::AgentReasoning, "Reasoning").await);
+                if reasoning_item.is_none() {
+                    reasoning_item = Some(items.start(ItemKind::AgentReasoning, "Reasoning").await);
                 }
-                if let Some(id) = &reasoning {
-                    items.delta(id, piece).await;
-                }
-            }
-            Some(Ok(Delta::Text(piece))) => {
-                if answer.is_none() {
-                    if let Some(id) = reasoning.take() {
-                        items.end(&id, ItemEnd::Completed, None, None).await;
-                    }
-                    answer = Some(items.start(answer_kind, "").await);
-                }
-                if let Some(id) = &answer {
+                if let Some(id) = &reasoning_item {
                     items.delta(id, piece.clone()).await;
                 }
-                text.push_str(&piece);
+                reply.reasoning.push_str(&piece);
             }
-            Some(Ok(Delta::Usage(reported))) => usage = reported,
-            Some(Ok(Delta::Finish(_) | Delta::ToolCall { .. })) => {}
+            Some(Ok(Delta::Text(piece))) => {
+                if answer_item.is_none() {
+                    if let Some(id) = reasoning_item.take() {
+                        items.end(&id, ItemEnd::Completed, None, None).await;
+                    }
+                    answer_item = Some(items.start(answer_kind, "").await);
+                }
+                if let Some(id) = &answer_item {
+                    items.delta(id, piece.clone()).await;
+                }
+                reply.text.push_str(&piece);
+            }
+            Some(Ok(Delta::ToolCall {
+                index,
+                id,
+                name,
+                arguments,
+            })) => {
+                let call = calls.entry(index).or_default();
+                if let Some(id) = id {
+                    call.id = id;
+                }
+                if let Some(name) = name {
+                    call.name.push_str(&name);
+                }
+                call.arguments.push_str(&arguments);
+            }
+            Some(Ok(Delta::Usage(reported))) => reply.usage = reported,
+            Some(Ok(Delta::Finish(_))) => {}
         }
     };
     let end = if result.is_ok() {
@@ -165,10 +292,21 @@ async fn call(
     } else {
         ItemEnd::Failed
     };
-    for id in [reasoning, answer].into_iter().flatten() {
+    for id in [reasoning_item, answer_item].into_iter().flatten() {
         items.end(&id, end, None, None).await;
     }
-    result.map(|()| (text, usage))
+    reply.tool_calls = calls
+        .into_values()
+        .filter(|c| !c.name.is_empty())
+        .enumerate()
+        .map(|(n, mut c)| {
+            if c.id.is_empty() {
+                c.id = format!("call_{n}");
+            }
+            c
+        })
+        .collect();
+    result.map(|()| reply)
 }
 
 fn add(total: &mut Usage, call: &Usage) {

@@ -1,6 +1,7 @@
 //! Drives the real router (no socket) as `codewhale web` would build it.
 #![allow(dead_code)]
 
+pub mod agent;
 pub mod scripted;
 
 use axum::{

@@ -1,0 +1,112 @@
+//! A harness whose engine is the real model-backed Agent, talking over
+//! HTTP to a scripted mock provider.
+
+use super::{api_client, EventReader, Harness};
+use codewhale::{agent::Agent, config::Config, provider::Providers};
+use mock_provider::Mock;
+use serde_json::{json, Value};
+use std::sync::Arc;
+
+pub struct Setup {
+    pub _h: Harness,
+    pub mock: Mock,
+    pub base: String,
+    pub client: reqwest::Client,
+    pub thread: String,
+}
+
+/// A custom provider `mock` (no key) pointing at a fresh mock server; the
+/// thread works in `workspace` (default: the current directory).
+pub async fn setup(system_prompt: Option<&str>) -> Setup {
+    setup_in(system_prompt, None).await
+}
+
+pub async fn setup_in(system_prompt: Option<&str>, workspace: Option<&std::path::Path>) -> Setup {
+    let mock = Mock::default();
+    let mock_url = mock.serve(0).await.unwrap();
+    let config: Config = toml::from_str(&format!(
+        "default_provider = \"mock\"\n[providers.mock]\nbase_url = \"{mock_url}\"\nmodels = [\"mock-large\"]\n"
+    ))
+    .unwrap();
+    let h = Harness::with_engine(Arc::new(Agent::new(Providers::from_config(&config)))).await;
+    let base = h.serve().await;
+    let client = api_client();
+    let thread: Value = client
+        .post(format!("{base}/v1/threads"))
+        .json(&json!({ "system_prompt": system_prompt, "workspace": workspace }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    Setup {
+        _h: h,
+        mock,
+        base,
+        client,
+        thread: thread["id"].as_str().unwrap().to_string(),
+    }
+}
+
+impl Setup {
+    pub async fn events(&self) -> EventReader {
+        EventReader::open(
+            &self.client,
+            &format!("{}/v1/threads/{}/events", self.base, self.thread),
+            &[],
+        )
+        .await
+    }
+
+    /// A stream of the events from now on.
+    pub async fn events_from_now(&self) -> EventReader {
+        let detail: Value = self
+            .client
+            .get(format!("{}/v1/threads/{}", self.base, self.thread))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let url = format!(
+            "{}/v1/threads/{}/events?since_seq={}",
+            self.base, self.thread, detail["latest_seq"]
+        );
+        EventReader::open(&self.client, &url, &[]).await
+    }
+
+    pub async fn start(&self, prompt: &str) -> Value {
+        let reply = self
+            .client
+            .post(format!("{}/v1/threads/{}/turns", self.base, self.thread))
+            .json(&json!({ "prompt": prompt }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), 201);
+        reply.json().await.unwrap()
+    }
+
+    pub async fn until_completed(reader: &mut EventReader) -> Vec<(String, Value)> {
+        let mut seen = Vec::new();
+        loop {
+            let (_, name, event) = reader.next().await;
+            let done = name == "turn.completed";
+            seen.push((name, event));
+            if done {
+                return seen;
+            }
+        }
+    }
+}
+
+/// The concatenated deltas of items of `kind`.
+pub fn text(events: &[(String, Value)], kind: &str) -> String {
+    events
+        .iter()
+        .filter(|(n, e)| n == "item.delta" && e["payload"]["kind"] == kind)
+        .map(|(_, e)| e["payload"]["delta"].as_str().unwrap())
+        .collect()
+}
