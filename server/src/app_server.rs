@@ -52,6 +52,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
         token,
         cors_origins,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
+        approval_timeout: crate::runtime::approvals::DEFAULT_TIMEOUT,
     };
     let (state, stop) = AppState::new(
         runtime,

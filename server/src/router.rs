@@ -23,6 +23,7 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::bootstrap::router())
         .merge(routes::threads::router())
         .merge(routes::turns::router())
+        .merge(routes::approvals::router())
         .leptos_routes_with_context(
             &state,
             pages,

@@ -36,6 +36,8 @@ pub struct RuntimeConfig {
     pub cors_origins: Vec<String>,
     /// Workspace of threads created without one.
     pub default_workspace: PathBuf,
+    /// How long a tool waits for an approval before it is denied.
+    pub approval_timeout: std::time::Duration,
 }
 
 impl AppState {
@@ -61,13 +63,16 @@ impl AppState {
             bind_address,
             workspace: runtime.default_workspace.display().to_string(),
         };
+        let approval_timeout = runtime.approval_timeout;
         let (stop, shutdown) = watch::channel(false);
         let state = AppState {
             leptos_options,
             runtime: Arc::new(runtime),
             web: web.map(Arc::new),
             workbench,
-            turns: Arc::new(TurnManager::new(store.clone(), engine)),
+            turns: Arc::new(
+                TurnManager::new(store.clone(), engine).with_approval_timeout(approval_timeout),
+            ),
             store,
             git: Arc::new(GitCache::default()),
             shutdown,

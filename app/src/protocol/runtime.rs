@@ -67,6 +67,7 @@ impl Capabilities {
             turn_steer: true,
             turn_interrupt: true,
             event_replay: true,
+            approvals: true,
             ..Self::default()
         }
     }

@@ -2,7 +2,7 @@
 //! the provider's reasoning and answer into items, folds steers in before
 //! the next model call, and stops the stream on interrupt.
 //!
-//! Tools are read-only so far; writes, shell, approvals, user input and
+//! Writes and commands are asked for through approvals; user input and
 //! client-executed tools are the next layer.
 
 mod conversation;
@@ -12,6 +12,7 @@ use crate::{
     error::ApiError,
     provider::{ChatClient, Delta, ProviderError, Providers, ResolvedProvider},
     runtime::{
+        approvals::Decision,
         engine::{Engine, Outcome, TurnContext, TurnInput, TurnSettings},
         turn_writer::{ItemEnd, ItemWriter},
     },
@@ -24,6 +25,12 @@ use std::sync::Arc;
 pub struct Agent {
     providers: Providers,
     client: ChatClient,
+}
+
+/// Variables removed from every command the model runs, besides the
+/// generic secret names: each configured provider's key variable.
+fn scrub_list(providers: &Providers) -> Vec<String> {
+    providers.key_variables()
 }
 
 impl Agent {
@@ -52,9 +59,10 @@ impl Engine for Agent {
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome> {
         let provider = self.resolve(&turn.thread, &turn.settings);
         let client = self.client.clone();
+        let scrub = scrub_list(&self.providers);
         Box::pin(async move {
             match provider {
-                Ok(provider) => run_turn(client, provider, turn).await,
+                Ok(provider) => run_turn(client, provider, scrub, turn).await,
                 Err(error) => Outcome::Failed {
                     error: error.to_string(),
                     usage: Usage::default(),
@@ -72,15 +80,25 @@ const MAX_RECORDED_OUTPUT: usize = 64 * 1024;
 async fn run_turn(
     client: ChatClient,
     provider: ResolvedProvider,
+    scrub: Vec<String>,
     mut turn: TurnContext,
 ) -> Outcome {
     let mut messages = conversation::messages(&turn.thread, &turn.history);
     if let TurnInput::Compact { reason } = &turn.input {
         messages.push(conversation::compaction_request(reason.as_deref()));
     }
-    let workspace = turn.thread.workspace.as_deref().map(|root| {
-        tools::Workspace::new(std::path::Path::new(root), turn.settings.trust_mode).map(Arc::new)
-    });
+    let tool_env = match turn.thread.workspace.as_deref() {
+        Some(root) => tools::Workspace::new(std::path::Path::new(root), turn.settings.trust_mode)
+            .map(|workspace| tools::ToolEnv {
+                workspace: Arc::new(workspace),
+                scrub: scrub.clone(),
+            }),
+        None => Err(tools::ToolError("this thread has no workspace".into())),
+    };
+    let mut specs = tools::specs().as_array().cloned().unwrap_or_default();
+    if turn.settings.mode != "plan" {
+        specs.extend(tools::mutating_specs(turn.settings.allow_shell));
+    }
     let mut usage = Usage::default();
     for _ in 0..MAX_MODEL_CALLS {
         let body = json!({
@@ -88,7 +106,7 @@ async fn run_turn(
             "messages": messages,
             "stream": true,
             "stream_options": { "include_usage": true },
-            "tools": tools::specs(),
+            "tools": specs,
         });
         let reply = tokio::select! {
             reply = call(&client, &provider, &body, &turn.items, &turn.input) => reply,
@@ -112,10 +130,11 @@ async fn run_turn(
         };
         add(&mut usage, &reply.usage);
         messages.push(reply.assistant_message());
+        let mut interrupt = turn.interrupt.clone();
         for call in &reply.tool_calls {
             let output = tokio::select! {
-                output = run_tool(&turn.items, workspace.as_ref(), call) => output,
-                _ = turn.interrupt.changed() => return Outcome::Interrupted { usage },
+                output = run_tool(&turn, &tool_env, call) => output,
+                _ = interrupt.changed() => return Outcome::Interrupted { usage },
             };
             messages.push(json!({ "role": "tool", "tool_call_id": call.id, "content": output }));
         }
@@ -135,35 +154,53 @@ async fn run_turn(
     }
 }
 
-/// Runs one tool call as a `tool_call` item; returns what the model sees.
+/// Runs one tool call as an item (asking first when it changes
+/// something); returns what the model sees.
 async fn run_tool(
-    items: &ItemWriter,
-    workspace: Option<&Result<Arc<tools::Workspace>, tools::ToolError>>,
+    turn: &TurnContext,
+    env: &Result<tools::ToolEnv, tools::ToolError>,
     call: &ToolCall,
 ) -> String {
+    let items = &turn.items;
     let item = items
         .start(
-            ItemKind::ToolCall,
+            tools::kind(&call.name),
             tools::summary(&call.name, &call.arguments),
         )
         .await;
-    let result = match workspace {
-        Some(Ok(workspace)) => tools::run(workspace.clone(), &call.name, &call.arguments).await,
-        Some(Err(error)) => Err(error.clone()),
-        None => Err(tools::ToolError("this thread has no workspace".into())),
+    let mut metadata =
+        json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments });
+    let result = match (env, tools::approval(&call.name, &call.arguments)) {
+        (Err(error), _) => Err(error.clone()),
+        (Ok(_), Some(_)) if turn.settings.mode == "plan" => Err(tools::ToolError(
+            "plan mode is read-only; describe the change instead".into(),
+        )),
+        (Ok(_), Some(_)) if call.name == "exec_shell" && !turn.settings.allow_shell => Err(
+            tools::ToolError("shell commands are disabled for this thread".into()),
+        ),
+        (Ok(env), Some(request)) => match turn.approvals.ask(request).await {
+            Decision::Allow => tools::run(env, &call.name, &call.arguments).await,
+            Decision::Deny => Err(tools::ToolError("the user denied this action".into())),
+        },
+        (Ok(env), None) => tools::run(env, &call.name, &call.arguments).await,
     };
-    let metadata = json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments, "ok": result.is_ok() });
+    metadata["ok"] = json!(result.is_ok());
     match result {
         Ok(output) => {
+            if let (Some(target), Some(extra)) =
+                (metadata.as_object_mut(), output.metadata.as_object())
+            {
+                target.extend(extra.clone());
+            }
             items
                 .end(
                     &item,
                     ItemEnd::Completed,
-                    Some(truncate(&output)),
+                    Some(truncate(&output.text)),
                     Some(metadata),
                 )
                 .await;
-            output
+            output.text
         }
         Err(error) => {
             items

@@ -80,6 +80,14 @@ impl Providers {
         }
     }
 
+    /// The environment variables that hold provider keys.
+    pub fn key_variables(&self) -> Vec<String> {
+        self.providers
+            .values()
+            .filter_map(|p| p.api_key_env.clone())
+            .collect()
+    }
+
     /// The provider and model for a turn: the thread's provider (or the
     /// configured default, or the first usable one) and model (or the
     /// provider's default). Errors say what to configure.

@@ -1,5 +1,6 @@
 //! Plain axum routes; each area exposes `fn router() -> Router<AppState>`.
 
+pub mod approvals;
 pub mod bootstrap;
 pub mod runtime;
 pub mod threads;

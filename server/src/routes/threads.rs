@@ -60,7 +60,7 @@ async fn detail(
     State(state): State<AppState>,
     Path(id): Path<String>,
 ) -> Result<axum::Json<ThreadDetail>, ApiError> {
-    Ok(axum::Json(threads::detail(&state.store, &id).await?))
+    Ok(axum::Json(state.turns.detail(&id).await?))
 }
 
 async fn patch(

@@ -3,7 +3,10 @@
 //! its `TurnContext`. The agent engine (providers, tools) implements this;
 //! tests drive the runtime with scripted engines.
 
-use super::turn_writer::ItemWriter;
+use super::{
+    approvals::{ApprovalRequest, Approvals, Decision},
+    turn_writer::ItemWriter,
+};
 use crate::error::ApiError;
 use app::protocol::{ThreadRecord, TurnItemRecord, Usage};
 use futures::future::BoxFuture;
@@ -49,6 +52,35 @@ pub struct TurnContext {
     pub interrupt: watch::Receiver<bool>,
     /// Records items and their streamed text.
     pub items: ItemWriter,
+    /// Asks the user before writes and commands.
+    pub approvals: ApprovalGate,
+}
+
+/// The approval channel of one turn.
+#[derive(Clone)]
+pub struct ApprovalGate {
+    pub(super) approvals: std::sync::Arc<Approvals>,
+    pub(super) thread_id: String,
+    pub(super) turn_id: String,
+    /// auto_approve on the thread or turn, or yolo mode.
+    pub(super) auto: bool,
+}
+
+impl ApprovalGate {
+    /// Waits for the decision; a failure to record it counts as a denial.
+    pub async fn ask(&self, request: ApprovalRequest) -> Decision {
+        match self
+            .approvals
+            .ask(&self.thread_id, &self.turn_id, request, self.auto)
+            .await
+        {
+            Ok(decision) => decision,
+            Err(error) => {
+                tracing::error!(%error, "recording an approval failed; denying");
+                Decision::Deny
+            }
+        }
+    }
 }
 
 pub trait Engine: Send + Sync + 'static {

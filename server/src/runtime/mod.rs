@@ -1,6 +1,7 @@
 //! The service layer: every rule about threads, turns and events lives here,
 //! and every transport (/v1 handlers, server functions, stdio) calls it.
 
+pub mod approvals;
 pub mod engine;
 pub mod git;
 pub mod ids;

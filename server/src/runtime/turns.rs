@@ -2,7 +2,8 @@
 //! interrupt, compaction turns, completion, and recovery after a restart.
 
 use super::{
-    engine::{Engine, Outcome, TurnContext, TurnInput, TurnSettings},
+    approvals::{Approvals, DEFAULT_TIMEOUT},
+    engine::{ApprovalGate, Engine, Outcome, TurnContext, TurnInput, TurnSettings},
     ids, threads, turn_writer,
 };
 use crate::{
@@ -43,15 +44,33 @@ pub struct TurnManager {
     /// Thread id → its active turn. The claim is taken before anything is
     /// written, so two concurrent starts cannot both succeed.
     active: Mutex<HashMap<String, ActiveTurn>>,
+    approvals: Arc<Approvals>,
 }
 
 impl TurnManager {
     pub fn new(store: Arc<Store>, engine: Arc<dyn Engine>) -> Self {
         Self {
+            approvals: Arc::new(Approvals::new(store.clone(), DEFAULT_TIMEOUT)),
             store,
             engine,
             active: Mutex::new(HashMap::new()),
         }
+    }
+
+    pub fn with_approval_timeout(mut self, timeout: Duration) -> Self {
+        self.approvals = Arc::new(Approvals::new(self.store.clone(), timeout));
+        self
+    }
+
+    pub fn approvals(&self) -> &Approvals {
+        &self.approvals
+    }
+
+    /// The thread snapshot with what is pending in memory.
+    pub async fn detail(&self, thread_id: &str) -> Result<app::protocol::ThreadDetail, ApiError> {
+        let mut detail = threads::detail(&self.store, thread_id).await?;
+        detail.pending_approvals = self.approvals.pending_for(&detail.thread.id);
+        Ok(detail)
     }
 
     pub async fn start(
@@ -210,6 +229,12 @@ impl TurnManager {
                     }
                 }
                 Ok(history) => {
+                    let approvals = ApprovalGate {
+                        approvals: manager.approvals.clone(),
+                        thread_id: thread.id.clone(),
+                        turn_id: turn.id.clone(),
+                        auto: settings.auto_approve || settings.mode == "yolo",
+                    };
                     let context = TurnContext {
                         thread: thread.clone(),
                         turn_id: turn.id.clone(),
@@ -219,6 +244,7 @@ impl TurnManager {
                         steers,
                         interrupt: interrupt.clone(),
                         items,
+                        approvals,
                     };
                     let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
                     tokio::select! {
@@ -230,6 +256,7 @@ impl TurnManager {
                     }
                 }
             };
+            manager.approvals.cancel_turn(&turn_id);
             // The engine's ItemWriter was dropped with it: the writer drains.
             let drained = match writer.await {
                 Ok(result) => result,

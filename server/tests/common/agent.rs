@@ -22,6 +22,11 @@ pub async fn setup(system_prompt: Option<&str>) -> Setup {
 }
 
 pub async fn setup_in(system_prompt: Option<&str>, workspace: Option<&std::path::Path>) -> Setup {
+    setup_with(json!({ "system_prompt": system_prompt, "workspace": workspace })).await
+}
+
+/// A thread created with `body` (POST /v1/threads).
+pub async fn setup_with(body: Value) -> Setup {
     let mock = Mock::default();
     let mock_url = mock.serve(0).await.unwrap();
     let config: Config = toml::from_str(&format!(
@@ -33,7 +38,7 @@ pub async fn setup_in(system_prompt: Option<&str>, workspace: Option<&std::path:
     let client = api_client();
     let thread: Value = client
         .post(format!("{base}/v1/threads"))
-        .json(&json!({ "system_prompt": system_prompt, "workspace": workspace }))
+        .json(&body)
         .send()
         .await
         .unwrap()

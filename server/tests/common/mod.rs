@@ -24,6 +24,8 @@ use tower::ServiceExt;
 pub const PORT: u16 = 7878;
 pub const ORIGIN: &str = "http://127.0.0.1:7878";
 pub const TOKEN: &str = "cwrt_test_token_0123456789abcdef";
+/// Short, so approval-timeout tests run quickly.
+pub const APPROVAL_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1500);
 
 pub struct Harness {
     pub app: Router,
@@ -76,6 +78,7 @@ impl Harness {
             token,
             cors_origins: codewhale::cors::origins(&[], &[]).unwrap(),
             default_workspace: std::env::current_dir().unwrap(),
+            approval_timeout: APPROVAL_TIMEOUT,
         };
         let (state, stop) = AppState::new(runtime, web, store, engine);
         std::mem::forget(stop); // streams live as long as the test

@@ -1,0 +1,128 @@
+//! exec_shell: `sh -c` in the workspace, in its own process group, with a
+//! timeout and an output cap; provider keys and runtime tokens are removed
+//! from its environment, and the whole group is killed on timeout or when
+//! the turn is interrupted (the future is dropped).
+
+use super::{str_arg, ToolError, ToolOutput, Workspace};
+use serde_json::{json, Value};
+use std::{process::Stdio, time::Duration};
+use tokio::{io::AsyncReadExt, process::Command};
+
+const DEFAULT_TIMEOUT_SECS: u64 = 120;
+const MAX_TIMEOUT_SECS: u64 = 600;
+const MAX_OUTPUT: usize = 64 * 1024;
+
+/// Kills the process group when dropped (timeout, interrupt, or done).
+struct Group(Option<i32>);
+
+impl Drop for Group {
+    fn drop(&mut self) {
+        if let Some(pgid) = self.0 {
+            let _ = nix::sys::signal::killpg(
+                nix::unistd::Pid::from_raw(pgid),
+                nix::sys::signal::Signal::SIGKILL,
+            );
+        }
+    }
+}
+
+pub async fn exec_shell(
+    workspace: &Workspace,
+    args: &Value,
+    scrub: &[String],
+) -> Result<ToolOutput, ToolError> {
+    let command = str_arg(args, "command")?;
+    let timeout = Duration::from_secs(
+        args["timeout_seconds"]
+            .as_u64()
+            .unwrap_or(DEFAULT_TIMEOUT_SECS)
+            .clamp(1, MAX_TIMEOUT_SECS),
+    );
+    let mut process = Command::new("sh");
+    process
+        .arg("-c")
+        .arg(command)
+        .current_dir(workspace.root())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .kill_on_drop(true);
+    for (name, _) in std::env::vars_os() {
+        let name = name.to_string_lossy();
+        if is_secret(&name) || scrub.iter().any(|s| s == name.as_ref()) {
+            process.env_remove(name.as_ref());
+        }
+    }
+    let mut child = process
+        .spawn()
+        .map_err(|e| ToolError(format!("cannot run sh: {e}")))?;
+    let group = Group(child.id().map(|id| id as i32));
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let run = async {
+        let (mut out, mut err) = (Vec::new(), Vec::new());
+        let read_out = async {
+            if let Some(s) = stdout.as_mut() {
+                let _ = s.take(MAX_OUTPUT as u64 * 2).read_to_end(&mut out).await;
+            }
+        };
+        let read_err = async {
+            if let Some(s) = stderr.as_mut() {
+                let _ = s.take(MAX_OUTPUT as u64 * 2).read_to_end(&mut err).await;
+            }
+        };
+        tokio::join!(read_out, read_err);
+        let status = child.wait().await;
+        (status, out, err)
+    };
+    let (status, out, err) = match tokio::time::timeout(timeout, run).await {
+        Ok(result) => result,
+        Err(_) => {
+            drop(group);
+            return Err(ToolError(format!(
+                "`{command}` timed out after {} s and was killed",
+                timeout.as_secs()
+            )));
+        }
+    };
+    drop(group);
+    let code = status.ok().and_then(|s| s.code());
+    let mut text = String::new();
+    text.push_str(&cap(&out));
+    if !err.is_empty() {
+        if !text.is_empty() && !text.ends_with('\n') {
+            text.push('\n');
+        }
+        text.push_str(&cap(&err));
+    }
+    let exit = code
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| "killed".into());
+    text.push_str(&format!("\n[exit code {exit}]"));
+    Ok(ToolOutput {
+        text,
+        metadata: json!({ "command": command, "exit_code": code }),
+    })
+}
+
+/// Names of variables that must never reach a command the model runs.
+fn is_secret(name: &str) -> bool {
+    let upper = name.to_ascii_uppercase();
+    upper.ends_with("_API_KEY")
+        || upper.ends_with("_TOKEN")
+        || upper.ends_with("_SECRET")
+        || upper.starts_with("CODEWHALE_")
+}
+
+fn cap(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    if text.len() <= MAX_OUTPUT {
+        return text.into_owned();
+    }
+    let mut cut = MAX_OUTPUT;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}\n… output truncated", &text[..cut])
+}

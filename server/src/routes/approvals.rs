@@ -1,0 +1,23 @@
+//! `POST /v1/approvals/{approval_id}`.
+
+use crate::{error::ApiError, extract::Json, runtime::approvals::DecideApproval, state::AppState};
+use axum::{
+    extract::{Path, State},
+    routing::post,
+    Router,
+};
+use serde_json::Value;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/v1/approvals/{approval_id}", post(decide))
+}
+
+async fn decide(
+    State(state): State<AppState>,
+    Path(approval_id): Path<String>,
+    Json(body): Json<DecideApproval>,
+) -> Result<axum::Json<Value>, ApiError> {
+    Ok(axum::Json(
+        state.turns.approvals().decide(&approval_id, body).await?,
+    ))
+}

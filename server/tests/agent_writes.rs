@@ -1,0 +1,399 @@
+//! Writes and commands: approvals (allow, deny, remember, timeout, auto),
+//! file_change diffs, command output, secrets kept out of commands, and
+//! interrupting a running command.
+
+mod common;
+
+use common::agent::{setup_with, Setup};
+use mock_provider::{Chunk, Reply};
+use serde_json::{json, Value};
+
+fn call(name: &str, arguments: Value) -> Reply {
+    Reply::Stream {
+        chunks: vec![
+            Chunk::ToolCall {
+                index: 0,
+                id: Some("call_w".into()),
+                name: Some(name.into()),
+                arguments: arguments.to_string(),
+            },
+            Chunk::Finish {
+                reason: "tool_calls".into(),
+            },
+        ],
+        delay_ms: 0,
+    }
+}
+
+async fn setup(dir: &std::path::Path, extra: Value) -> Setup {
+    let mut body = json!({ "workspace": dir });
+    body.as_object_mut()
+        .unwrap()
+        .extend(extra.as_object().unwrap().clone());
+    setup_with(body).await
+}
+
+/// Reads events until `name`; returns all seen.
+async fn until(reader: &mut common::EventReader, name: &str) -> Vec<(String, Value)> {
+    let mut seen = Vec::new();
+    loop {
+        let (_, event, envelope) = reader.next().await;
+        let done = event == name;
+        seen.push((event, envelope));
+        if done {
+            return seen;
+        }
+    }
+}
+
+fn last_item(events: &[(String, Value)], kind: &str) -> Value {
+    events
+        .iter()
+        .rev()
+        .find(|(n, e)| {
+            (n == "item.completed" || n == "item.failed") && e["payload"]["item"]["kind"] == kind
+        })
+        .map(|(_, e)| e["payload"]["item"].clone())
+        .unwrap_or_else(|| panic!("no {kind} item"))
+}
+
+async fn decide(s: &Setup, approval: &str, body: Value) -> reqwest::Response {
+    s.client
+        .post(format!("{}/v1/approvals/{approval}", s.base))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+#[tokio::test]
+async fn auto_approved_write_records_a_diff() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(dir.path(), json!({"auto_approve": true})).await;
+    s.mock.push(call(
+        "write_file",
+        json!({"path": "src/new.txt", "content": "one\ntwo\n"}),
+    ));
+    s.mock.push(Reply::text(&["written"]));
+    let mut reader = s.events_from_now().await;
+    s.start("make a file").await;
+    let events = until(&mut reader, "turn.completed").await;
+    let decided = events
+        .iter()
+        .find(|(n, _)| n == "approval.decided")
+        .unwrap();
+    assert_eq!(decided.1["payload"]["auto"], true);
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("src/new.txt")).unwrap(),
+        "one\ntwo\n"
+    );
+    let item = last_item(&events, "file_change");
+    assert_eq!(item["status"], "completed");
+    let diff = item["metadata"]["diff"].as_str().unwrap();
+    assert!(
+        diff.contains("+++ b/src/new.txt") && diff.contains("+two"),
+        "{diff}"
+    );
+    assert_eq!(item["metadata"]["added"], 2);
+}
+
+#[tokio::test]
+async fn allow_deny_and_the_snapshot_while_pending() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "hello world\n").unwrap();
+    let s = setup(dir.path(), json!({})).await;
+    s.mock.push(call(
+        "edit_file",
+        json!({"path": "a.txt", "old_string": "world", "new_string": "there"}),
+    ));
+    s.mock.push(Reply::text(&["edited"]));
+    let mut reader = s.events_from_now().await;
+    s.start("edit it").await;
+    let required = until(&mut reader, "approval.required")
+        .await
+        .pop()
+        .unwrap()
+        .1;
+    let approval = required["payload"]["approval_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(required["payload"]["tool_name"], "edit_file");
+    assert_eq!(required["payload"]["description"], "Edit a.txt");
+    // A client arriving now sees the pending approval in the snapshot.
+    let detail: Value = s
+        .client
+        .get(format!("{}/v1/threads/{}", s.base, s.thread))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(detail["pending_approvals"][0]["approval_id"], approval);
+    assert!(detail["latest_seq"].as_i64().unwrap() >= required["seq"].as_i64().unwrap());
+
+    assert_eq!(
+        decide(&s, &approval, json!({"decision": "maybe"}))
+            .await
+            .status(),
+        400
+    );
+    let ok: Value = decide(&s, &approval, json!({"decision": "allow"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(ok["delivered"], true);
+    assert_eq!(
+        decide(&s, &approval, json!({"decision": "allow"}))
+            .await
+            .status(),
+        404,
+        "settled"
+    );
+    assert_eq!(
+        decide(&s, "appr_0000", json!({"decision": "allow"}))
+            .await
+            .status(),
+        404
+    );
+    let events = until(&mut reader, "turn.completed").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "hello there\n"
+    );
+    assert_eq!(last_item(&events, "file_change")["status"], "completed");
+
+    // Now deny: nothing changes and the model is told.
+    s.mock.push(call(
+        "write_file",
+        json!({"path": "a.txt", "content": "clobbered"}),
+    ));
+    s.mock.push(Reply::text(&["ok, not writing"]));
+    let mut reader = s.events_from_now().await;
+    s.start("overwrite it").await;
+    let required = until(&mut reader, "approval.required")
+        .await
+        .pop()
+        .unwrap()
+        .1;
+    decide(
+        &s,
+        required["payload"]["approval_id"].as_str().unwrap(),
+        json!({"decision": "deny"}),
+    )
+    .await;
+    let events = until(&mut reader, "turn.completed").await;
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
+        "hello there\n"
+    );
+    let item = last_item(&events, "file_change");
+    assert_eq!(item["status"], "failed");
+    assert_eq!(item["detail"], "the user denied this action");
+    let told = s.mock.requests().last().unwrap()["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(told["content"], "error: the user denied this action");
+}
+
+#[tokio::test]
+async fn remember_turns_on_auto_approve_for_the_thread() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(dir.path(), json!({})).await;
+    s.mock
+        .push(call("write_file", json!({"path": "x.txt", "content": "1"})));
+    s.mock.push(Reply::text(&["ok"]));
+    let mut reader = s.events_from_now().await;
+    s.start("write").await;
+    let required = until(&mut reader, "approval.required")
+        .await
+        .pop()
+        .unwrap()
+        .1;
+    decide(
+        &s,
+        required["payload"]["approval_id"].as_str().unwrap(),
+        json!({"decision": "allow", "remember": true}),
+    )
+    .await;
+    let events = until(&mut reader, "turn.completed").await;
+    let updated = events.iter().find(|(n, _)| n == "thread.updated").unwrap();
+    assert_eq!(updated.1["payload"]["thread"]["auto_approve"], true);
+
+    s.mock
+        .push(call("write_file", json!({"path": "y.txt", "content": "2"})));
+    s.mock.push(Reply::text(&["ok"]));
+    let mut reader = s.events_from_now().await;
+    s.start("write again").await;
+    let events = until(&mut reader, "turn.completed").await;
+    let decided = events
+        .iter()
+        .find(|(n, _)| n == "approval.decided")
+        .unwrap();
+    assert_eq!(decided.1["payload"]["auto"], true);
+    assert!(dir.path().join("y.txt").exists());
+}
+
+#[tokio::test]
+async fn an_unanswered_approval_times_out_as_a_denial() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(dir.path(), json!({})).await;
+    s.mock
+        .push(call("exec_shell", json!({"command": "touch ran"})));
+    s.mock.push(Reply::text(&["never mind"]));
+    let mut reader = s.events_from_now().await;
+    s.start("run it").await;
+    let events = until(&mut reader, "turn.completed").await;
+    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    let timeout = names
+        .iter()
+        .position(|n| *n == "approval.timeout")
+        .expect("approval.timeout");
+    assert_eq!(names[timeout + 1], "approval.decided");
+    assert_eq!(
+        events[timeout + 1].1["payload"],
+        json!({"approval_id": events[timeout].1["payload"]["approval_id"], "decision": "deny", "timeout": true})
+    );
+    assert!(!dir.path().join("ran").exists());
+}
+
+#[tokio::test]
+async fn shell_output_exit_code_and_no_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(dir.path(), json!({"auto_approve": true})).await;
+    // Visible to this (server) process; must not reach the command.
+    std::env::set_var("CODEWHALE_TEST_SERVICE_API_KEY", "sk-should-not-leak");
+    s.mock.push(call("exec_shell", json!({"command": "echo out; echo err >&2; echo \"key=${CODEWHALE_TEST_SERVICE_API_KEY:-none}\"; pwd; exit 3"})));
+    s.mock.push(Reply::text(&["ran"]));
+    let mut reader = s.events_from_now().await;
+    s.start("run").await;
+    let events = until(&mut reader, "turn.completed").await;
+    let item = last_item(&events, "command_execution");
+    let output = item["detail"].as_str().unwrap();
+    assert!(output.contains("out") && output.contains("err"), "{output}");
+    assert!(output.contains("key=none"), "{output}");
+    assert!(!output.contains("sk-should-not-leak"));
+    assert!(
+        output.contains(dir.path().canonicalize().unwrap().to_str().unwrap()),
+        "cwd is the workspace: {output}"
+    );
+    assert!(output.ends_with("[exit code 3]"), "{output}");
+    assert_eq!(item["metadata"]["exit_code"], 3);
+    assert_eq!(
+        item["summary"],
+        format!(
+            "exec_shell {}",
+            item["metadata"]["command"].as_str().unwrap()
+        )
+    );
+}
+
+#[tokio::test]
+async fn interrupt_kills_a_running_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(dir.path(), json!({"auto_approve": true})).await;
+    s.mock.push(call(
+        "exec_shell",
+        json!({"command": "echo $$ > pid; sleep 30; touch finished"}),
+    ));
+    let mut reader = s.events_from_now().await;
+    let started = s.start("wait").await;
+    until(&mut reader, "item.started").await; // the user message
+    until(&mut reader, "approval.decided").await;
+    let pid_file = dir.path().join("pid");
+    for _ in 0..100 {
+        if pid_file.exists() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let pid = std::fs::read_to_string(&pid_file)
+        .unwrap()
+        .trim()
+        .to_string();
+    let asked = std::time::Instant::now();
+    let turn = started["turn"]["id"].as_str().unwrap();
+    s.client
+        .post(format!(
+            "{}/v1/threads/{}/turns/{turn}/interrupt",
+            s.base, s.thread
+        ))
+        .send()
+        .await
+        .unwrap();
+    let events = until(&mut reader, "turn.completed").await;
+    assert!(asked.elapsed() < std::time::Duration::from_secs(1));
+    assert_eq!(
+        events.last().unwrap().1["payload"]["turn"]["status"],
+        "interrupted"
+    );
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    assert!(
+        !std::path::Path::new(&format!("/proc/{pid}")).exists(),
+        "the command's process is gone"
+    );
+}
+
+#[tokio::test]
+async fn plan_mode_no_shell_and_ambiguous_edits_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("dup.txt"), "x x\n").unwrap();
+    let cases = [
+        (
+            json!({"mode": "plan", "auto_approve": true}),
+            call("write_file", json!({"path": "p.txt", "content": "1"})),
+            "plan mode is read-only",
+        ),
+        (
+            json!({"allow_shell": false, "auto_approve": true}),
+            call("exec_shell", json!({"command": "true"})),
+            "shell commands are disabled",
+        ),
+        (
+            json!({"auto_approve": true}),
+            call(
+                "edit_file",
+                json!({"path": "dup.txt", "old_string": "x", "new_string": "y"}),
+            ),
+            "occurs 2 times",
+        ),
+        (
+            json!({"auto_approve": true}),
+            call(
+                "write_file",
+                json!({"path": "../escape.txt", "content": "1"}),
+            ),
+            "outside the workspace",
+        ),
+    ];
+    for (settings, reply, expected) in cases {
+        let s = setup(dir.path(), settings.clone()).await;
+        s.mock.push(reply);
+        s.mock.push(Reply::text(&["ok"]));
+        let mut reader = s.events_from_now().await;
+        s.start("try").await;
+        let events = until(&mut reader, "turn.completed").await;
+        let item = events
+            .iter()
+            .rev()
+            .find(|(n, _)| n == "item.failed")
+            .map(|(_, e)| e["payload"]["item"].clone())
+            .unwrap_or_else(|| panic!("{settings}: no failed item"));
+        assert!(
+            item["detail"].as_str().unwrap().contains(expected),
+            "{settings}: {}",
+            item["detail"]
+        );
+    }
+    assert!(!dir.path().join("p.txt").exists());
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("dup.txt")).unwrap(),
+        "x x\n"
+    );
+    assert!(!dir.path().parent().unwrap().join("escape.txt").exists());
+}
