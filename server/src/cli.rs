@@ -22,6 +22,41 @@ pub enum Command {
     AppServer(AppServerArgs),
     /// Same server as `app-server` (compatibility alias; the no-auth flag is --insecure).
     Serve(ServeArgs),
+    /// Run one turn headless and print it; the exit code is the turn's outcome.
+    Exec(ExecArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ExecArgs {
+    /// Provider id (deepseek, openai, or one from config.toml).
+    #[arg(long)]
+    pub provider: Option<String>,
+
+    /// Model id (default: the provider's default model).
+    #[arg(long)]
+    pub model: Option<String>,
+
+    /// Workspace directory (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+
+    /// Allow writes and shell commands without asking (otherwise they are denied).
+    #[arg(long)]
+    pub auto_approve: bool,
+
+    /// text: the answer on stdout, activity on stderr; stream-json: one event envelope per line.
+    #[arg(long, value_enum, default_value_t = OutputFormat::Text)]
+    pub output_format: OutputFormat,
+
+    /// What to ask.
+    #[arg(required = true)]
+    pub prompt: Vec<String>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum OutputFormat {
+    Text,
+    StreamJson,
 }
 
 #[derive(Debug, Args)]

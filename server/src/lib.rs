@@ -11,6 +11,7 @@ pub mod clock;
 pub mod config;
 pub mod cors;
 pub mod error;
+pub mod exec;
 pub mod extract;
 pub mod headers;
 pub mod home;

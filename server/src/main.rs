@@ -1,7 +1,7 @@
 //! The `codewhale` binary.
 
 use clap::Parser;
-use codewhale::{app_server, cli, web};
+use codewhale::{app_server, cli, exec, web};
 use std::process::ExitCode;
 
 #[tokio::main]
@@ -12,6 +12,10 @@ async fn main() -> ExitCode {
         cli::Command::Web(args) => web::run(args).await,
         cli::Command::AppServer(args) => app_server::run(args.http, args.insecure_no_auth).await,
         cli::Command::Serve(args) => app_server::run(args.http, args.insecure).await,
+        cli::Command::Exec(args) => match exec::run(args).await {
+            Ok(code) => return code,
+            Err(error) => Err(error),
+        },
     };
     match outcome {
         Ok(()) => ExitCode::SUCCESS,
