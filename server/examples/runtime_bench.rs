@@ -11,7 +11,7 @@ use codewhale::{
     error::ApiError,
     router,
     runtime::{
-        engine::{Engine, NoProvider, Outcome, TurnContext, TurnSettings},
+        engine::{Engine, NoProvider, Outcome, Route, TurnContext, TurnSettings},
         threads,
         turns::TurnManager,
     },
@@ -68,6 +68,7 @@ async fn server() -> Server {
         cors_origins: vec![],
         default_workspace: home.path().to_path_buf(),
         approval_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
+        pricing: Default::default(),
     };
     let (state, stop) = AppState::new(runtime, None, store.clone(), Arc::new(NoProvider));
     std::mem::forget(stop);
@@ -122,8 +123,8 @@ async fn fill(store: &Store, thread: &str, n: usize, per_tx: usize) {
 struct Flood(usize);
 
 impl Engine for Flood {
-    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<(), ApiError> {
-        Ok(())
+    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, ApiError> {
+        Ok(Route::default())
     }
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome> {
         let n = self.0;

@@ -18,6 +18,18 @@ pub struct Config {
     /// and overrides of the built-in `deepseek` and `openai`.
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderEntry>,
+    /// USD per million tokens, by model id; overrides the built-in table.
+    #[serde(default)]
+    pub pricing: BTreeMap<String, Price>,
+}
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Price {
+    pub input: f64,
+    pub output: f64,
+    /// Cache-hit input tokens; defaults to the input price.
+    pub cached: Option<f64>,
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]

@@ -15,6 +15,7 @@ pub mod exec;
 pub mod extract;
 pub mod headers;
 pub mod home;
+pub mod pricing;
 pub mod provider;
 pub mod router;
 pub mod routes;

@@ -38,6 +38,8 @@ pub struct RuntimeConfig {
     pub default_workspace: PathBuf,
     /// How long a tool waits for an approval before it is denied.
     pub approval_timeout: std::time::Duration,
+    /// Token prices for usage reports.
+    pub pricing: crate::pricing::Pricing,
 }
 
 impl AppState {

@@ -251,6 +251,6 @@ async fn health_and_runtime_info_are_public() {
     assert_eq!(info["capabilities"]["threads"], true);
     assert_eq!(info["capabilities"]["event_replay"], true);
     // Nothing that does not exist yet is claimed.
-    assert_eq!(info["capabilities"]["usage"], false);
+    assert_eq!(info["capabilities"]["external_tools"], false);
     assert_eq!(info["capabilities"]["user_input"], false);
 }

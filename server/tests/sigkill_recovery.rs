@@ -51,6 +51,7 @@ async fn serve_scripted(home: &Path) {
         cors_origins: vec![],
         default_workspace: home.to_path_buf(),
         approval_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
+        pricing: Default::default(),
     };
     let engine = Scripted::new(vec![Step::Say(pieces("half an answer ")), Step::Hang]);
     let (state, _stop) = AppState::new(runtime, None, store, engine);

@@ -5,6 +5,7 @@ mod events;
 mod records;
 mod requests;
 mod runtime;
+mod usage;
 mod views;
 mod workbench;
 
@@ -13,5 +14,6 @@ pub use events::{EventEnvelope, EVENT_SCHEMA_VERSION};
 pub use records::{ItemKind, ThreadRecord, TurnItemRecord, TurnRecord, TurnStatus, Usage};
 pub use requests::{CompactThread, CreateThread, PatchThread, StartTurn, SteerTurn};
 pub use runtime::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
+pub use usage::{UsageBucket, UsageReport, UsageTotals};
 pub use views::{ThreadDetail, ThreadSummary, TurnStarted};
 pub use workbench::{Ping, Workbench};

@@ -68,6 +68,7 @@ impl Capabilities {
             turn_interrupt: true,
             event_replay: true,
             approvals: true,
+            usage: true,
             ..Self::default()
         }
     }
@@ -90,8 +91,8 @@ mod tests {
         let current = Capabilities::current();
         assert!(current.web_client && current.web_bootstrap);
         assert!(current.threads && current.turns && current.event_replay);
-        assert!(
-            !current.approvals && !current.user_input && !current.external_tools && !current.usage
-        );
+        assert!(current.approvals && current.usage);
+        // Not built yet: user input, client-executed tools, mobile.
+        assert!(!current.user_input && !current.external_tools && !current.mobile);
     }
 }

@@ -13,7 +13,7 @@ use crate::{
     provider::{ChatClient, Delta, ProviderError, Providers, ResolvedProvider},
     runtime::{
         approvals::Decision,
-        engine::{Engine, Outcome, TurnContext, TurnInput, TurnSettings},
+        engine::{Engine, Outcome, Route, TurnContext, TurnInput, TurnSettings},
         turn_writer::{ItemEnd, ItemWriter},
     },
 };
@@ -52,8 +52,16 @@ impl Agent {
 }
 
 impl Engine for Agent {
-    fn check_ready(&self, thread: &ThreadRecord, settings: &TurnSettings) -> Result<(), ApiError> {
-        self.resolve(thread, settings).map(|_| ())
+    fn check_ready(
+        &self,
+        thread: &ThreadRecord,
+        settings: &TurnSettings,
+    ) -> Result<Route, ApiError> {
+        let provider = self.resolve(thread, settings)?;
+        Ok(Route {
+            provider: Some(provider.id),
+            model: Some(provider.model),
+        })
     }
 
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome> {

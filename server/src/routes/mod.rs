@@ -5,3 +5,4 @@ pub mod bootstrap;
 pub mod runtime;
 pub mod threads;
 pub mod turns;
+pub mod usage;

@@ -83,10 +83,21 @@ impl ApprovalGate {
     }
 }
 
+/// Where a turn's model calls go, recorded on the turn for usage and cost.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Route {
+    pub provider: Option<String>,
+    pub model: Option<String>,
+}
+
 pub trait Engine: Send + Sync + 'static {
     /// Refuses a turn before anything is written (for example: no provider
-    /// is configured). The error says what to do.
-    fn check_ready(&self, thread: &ThreadRecord, settings: &TurnSettings) -> Result<(), ApiError>;
+    /// is configured), saying what to do; otherwise tells where it will go.
+    fn check_ready(
+        &self,
+        thread: &ThreadRecord,
+        settings: &TurnSettings,
+    ) -> Result<Route, ApiError>;
 
     /// Runs one turn to its end.
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome>;
@@ -97,7 +108,7 @@ pub trait Engine: Send + Sync + 'static {
 pub struct NoProvider;
 
 impl Engine for NoProvider {
-    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<(), ApiError> {
+    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, ApiError> {
         Err(ApiError::bad_request(
             "no model provider is configured: set DEEPSEEK_API_KEY or add a provider to config.toml",
         ))

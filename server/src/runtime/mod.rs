@@ -9,3 +9,4 @@ pub mod stream;
 pub mod threads;
 pub mod turn_writer;
 pub mod turns;
+pub mod usage;

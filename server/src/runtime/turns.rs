@@ -123,7 +123,8 @@ impl TurnManager {
         let thread_id = ids::parse(ids::THREAD, thread_id, "thread")?.to_string();
         let mut thread = self.thread(&thread_id).await?;
         let settings = settings(&thread, overrides.as_ref())?;
-        self.engine
+        let route = self
+            .engine
             .check_ready(&ThreadRecord::from(thread.clone()), &settings)?;
 
         let turn_id = ids::new(ids::TURN);
@@ -149,8 +150,8 @@ impl TurnManager {
             ended_at: None,
             duration_ms: None,
             usage: Usage::default(),
-            effective_provider: None,
-            effective_model: settings.model.clone(),
+            effective_provider: route.provider,
+            effective_model: route.model.or_else(|| settings.model.clone()),
             effective_billing_surface: None,
             error: None,
             steer_count: 0,

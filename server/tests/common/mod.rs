@@ -79,6 +79,7 @@ impl Harness {
             cors_origins: codewhale::cors::origins(&[], &[]).unwrap(),
             default_workspace: std::env::current_dir().unwrap(),
             approval_timeout: APPROVAL_TIMEOUT,
+            pricing: Default::default(),
         };
         let (state, stop) = AppState::new(runtime, web, store, engine);
         std::mem::forget(stop); // streams live as long as the test

@@ -6,7 +6,7 @@ use app::protocol::{ItemKind, ThreadRecord, Usage};
 use codewhale::{
     error::ApiError,
     runtime::{
-        engine::{Engine, Outcome, TurnContext, TurnSettings},
+        engine::{Engine, Outcome, Route, TurnContext, TurnSettings},
         turn_writer::ItemEnd,
     },
 };
@@ -52,8 +52,8 @@ const USAGE: Usage = Usage {
 };
 
 impl Engine for Scripted {
-    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<(), ApiError> {
-        Ok(())
+    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, ApiError> {
+        Ok(Route::default())
     }
 
     fn run(&self, mut turn: TurnContext) -> BoxFuture<'static, Outcome> {

@@ -1,0 +1,114 @@
+//! `GET /v1/usage`: tokens and cost of finished turns, grouped by day,
+//! model, provider or thread.
+
+use crate::{
+    error::ApiError,
+    pricing::Pricing,
+    store::{Store, StoreError},
+};
+use app::protocol::{Usage, UsageBucket, UsageReport, UsageTotals};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsageQuery {
+    pub since: Option<String>,
+    pub until: Option<String>,
+    pub group_by: Option<String>,
+}
+
+#[derive(sqlx::FromRow)]
+struct Row {
+    thread_id: String,
+    created_at: String,
+    effective_provider: Option<String>,
+    effective_model: Option<String>,
+    usage: String,
+}
+
+pub async fn report(
+    store: &Store,
+    pricing: &Pricing,
+    query: UsageQuery,
+) -> Result<UsageReport, ApiError> {
+    let group_by = query.group_by.clone().unwrap_or_else(|| "day".into());
+    if !["day", "model", "provider", "thread"].contains(&group_by.as_str()) {
+        return Err(ApiError::bad_request(format!(
+            "group_by must be day, model, provider or thread (got {group_by:?})"
+        )));
+    }
+    let since = query
+        .since
+        .as_deref()
+        .map(|s| bound(s, "since"))
+        .transpose()?;
+    let until = query
+        .until
+        .as_deref()
+        .map(|s| bound(s, "until"))
+        .transpose()?;
+    if let (Some(since), Some(until)) = (&since, &until) {
+        if since > until {
+            return Err(ApiError::bad_request("since must not be after until"));
+        }
+    }
+    let rows: Vec<Row> = sqlx::query_as(
+        "SELECT thread_id, created_at, effective_provider, effective_model, usage FROM turns
+         WHERE status NOT IN ('queued', 'in_progress')
+           AND (?1 IS NULL OR created_at >= ?1) AND (?2 IS NULL OR created_at <= ?2)",
+    )
+    .bind(&since)
+    .bind(&until)
+    .fetch_all(store.pool())
+    .await
+    .map_err(StoreError::from)?;
+    let mut totals = UsageTotals::default();
+    let mut buckets: BTreeMap<String, UsageTotals> = BTreeMap::new();
+    for row in rows {
+        let usage: Usage = serde_json::from_str(&row.usage)
+            .map_err(|e| StoreError::Corrupt(format!("turns.usage: {e}")))?;
+        let cost = pricing.cost(row.effective_model.as_deref(), &usage);
+        let key = match group_by.as_str() {
+            "day" => row.created_at.get(..10).unwrap_or_default().to_string(),
+            "model" => row.effective_model.unwrap_or_else(|| "unknown".into()),
+            "provider" => row.effective_provider.unwrap_or_else(|| "unknown".into()),
+            _ => row.thread_id,
+        };
+        add(&mut totals, &usage, cost);
+        add(buckets.entry(key).or_default(), &usage, cost);
+    }
+    Ok(UsageReport {
+        since: query.since,
+        until: query.until,
+        group_by,
+        totals,
+        buckets: buckets
+            .into_iter()
+            .map(|(key, totals)| UsageBucket { key, totals })
+            .collect(),
+    })
+}
+
+/// An RFC 3339 bound, normalized to the stored form (UTC, milliseconds).
+fn bound(value: &str, name: &str) -> Result<String, ApiError> {
+    chrono::DateTime::parse_from_rfc3339(value)
+        .map(|t| {
+            t.with_timezone(&chrono::Utc)
+                .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+        })
+        .map_err(|_| {
+            ApiError::bad_request(format!(
+                "{name} must be an RFC 3339 timestamp like 2026-04-01T00:00:00Z"
+            ))
+        })
+}
+
+fn add(into: &mut UsageTotals, usage: &Usage, cost: f64) {
+    into.input_tokens += usage.input_tokens;
+    into.output_tokens += usage.output_tokens;
+    into.cached_tokens += usage.cached_tokens;
+    into.reasoning_tokens += usage.reasoning_tokens;
+    into.cost_usd += cost;
+    into.turns += 1;
+}
