@@ -50,7 +50,7 @@ async fn one_call(s: &Setup, name: &str, arguments: Value) -> (Value, Value, Vec
     s.mock.push(Reply::text(&["done"]));
     let mut reader = s.events_from_now().await;
     s.start("please use the tool").await;
-    let events = Setup::until_completed(&mut reader).await;
+    let events = reader.until("turn.completed").await;
     let item = events
         .iter()
         .rev()

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::agent::{setup, text, Setup};
+use common::agent::{setup, text};
 use mock_provider::{Chunk, Reply};
 use serde_json::{json, Value};
 
@@ -39,7 +39,7 @@ async fn streams_reasoning_and_answer_with_usage() {
     });
     let mut reader = s.events().await;
     s.start("hi there").await;
-    let events = Setup::until_completed(&mut reader).await;
+    let events = reader.until("turn.completed").await;
     assert_eq!(
         text(&events, "agent_reasoning"),
         "The user greets; greet back."
@@ -64,7 +64,7 @@ async fn streams_reasoning_and_answer_with_usage() {
     // The next turn carries the conversation so far.
     s.mock.push(Reply::text(&["again"]));
     s.start("once more").await;
-    Setup::until_completed(&mut reader).await;
+    reader.until("turn.completed").await;
     let roles: Vec<Value> = s.mock.requests()[1]["messages"]
         .as_array()
         .unwrap()
@@ -96,7 +96,7 @@ async fn overloaded_then_success_is_retried() {
     s.mock.push(Reply::text(&["made it"]));
     let mut reader = s.events().await;
     s.start("try hard").await;
-    let events = Setup::until_completed(&mut reader).await;
+    let events = reader.until("turn.completed").await;
     assert_eq!(text(&events, "agent_message"), "made it");
     assert_eq!(
         events.last().unwrap().1["payload"]["turn"]["status"],
@@ -114,7 +114,7 @@ async fn authentication_failures_are_not_retried_and_say_why() {
     });
     let mut reader = s.events().await;
     s.start("hello").await;
-    let events = Setup::until_completed(&mut reader).await;
+    let events = reader.until("turn.completed").await;
     let turn = &events.last().unwrap().1["payload"]["turn"];
     assert_eq!(turn["status"], "failed");
     assert!(
@@ -144,7 +144,7 @@ async fn a_bad_request_fails_with_the_provider_message() {
     });
     let mut reader = s.events().await;
     s.start("hello").await;
-    let events = Setup::until_completed(&mut reader).await;
+    let events = reader.until("turn.completed").await;
     let turn = &events.last().unwrap().1["payload"]["turn"];
     assert_eq!(turn["status"], "failed");
     assert!(turn["error"]
@@ -184,7 +184,7 @@ async fn interrupt_stops_a_slow_stream() {
         .await
         .unwrap();
     assert_eq!(reply.status(), 200);
-    let events = Setup::until_completed(&mut reader).await;
+    let events = reader.until("turn.completed").await;
     assert!(
         asked.elapsed() < std::time::Duration::from_secs(1),
         "stopped within 1 s"
@@ -228,7 +228,7 @@ async fn a_steer_reaches_the_model_before_its_next_call() {
         .await
         .unwrap();
     assert_eq!(reply.status(), 200);
-    let events = Setup::until_completed(&mut reader).await;
+    let events = reader.until("turn.completed").await;
     assert_eq!(
         events.last().unwrap().1["payload"]["turn"]["status"],
         "completed"

@@ -33,19 +33,6 @@ async fn setup(dir: &std::path::Path, extra: Value) -> Setup {
     setup_with(body).await
 }
 
-/// Reads events until `name`; returns all seen.
-async fn until(reader: &mut common::EventReader, name: &str) -> Vec<(String, Value)> {
-    let mut seen = Vec::new();
-    loop {
-        let (_, event, envelope) = reader.next().await;
-        let done = event == name;
-        seen.push((event, envelope));
-        if done {
-            return seen;
-        }
-    }
-}
-
 fn last_item(events: &[(String, Value)], kind: &str) -> Value {
     events
         .iter()
@@ -77,7 +64,7 @@ async fn auto_approved_write_records_a_diff() {
     s.mock.push(Reply::text(&["written"]));
     let mut reader = s.events_from_now().await;
     s.start("make a file").await;
-    let events = until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let decided = events
         .iter()
         .find(|(n, _)| n == "approval.decided")
@@ -109,11 +96,7 @@ async fn allow_deny_and_the_snapshot_while_pending() {
     s.mock.push(Reply::text(&["edited"]));
     let mut reader = s.events_from_now().await;
     s.start("edit it").await;
-    let required = until(&mut reader, "approval.required")
-        .await
-        .pop()
-        .unwrap()
-        .1;
+    let required = reader.until("approval.required").await.pop().unwrap().1;
     let approval = required["payload"]["approval_id"]
         .as_str()
         .unwrap()
@@ -158,7 +141,7 @@ async fn allow_deny_and_the_snapshot_while_pending() {
             .status(),
         404
     );
-    let events = until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
         "hello there\n"
@@ -173,18 +156,14 @@ async fn allow_deny_and_the_snapshot_while_pending() {
     s.mock.push(Reply::text(&["ok, not writing"]));
     let mut reader = s.events_from_now().await;
     s.start("overwrite it").await;
-    let required = until(&mut reader, "approval.required")
-        .await
-        .pop()
-        .unwrap()
-        .1;
+    let required = reader.until("approval.required").await.pop().unwrap().1;
     decide(
         &s,
         required["payload"]["approval_id"].as_str().unwrap(),
         json!({"decision": "deny"}),
     )
     .await;
-    let events = until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
         "hello there\n"
@@ -210,18 +189,14 @@ async fn remember_turns_on_auto_approve_for_the_thread() {
     s.mock.push(Reply::text(&["ok"]));
     let mut reader = s.events_from_now().await;
     s.start("write").await;
-    let required = until(&mut reader, "approval.required")
-        .await
-        .pop()
-        .unwrap()
-        .1;
+    let required = reader.until("approval.required").await.pop().unwrap().1;
     decide(
         &s,
         required["payload"]["approval_id"].as_str().unwrap(),
         json!({"decision": "allow", "remember": true}),
     )
     .await;
-    let events = until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let updated = events.iter().find(|(n, _)| n == "thread.updated").unwrap();
     assert_eq!(updated.1["payload"]["thread"]["auto_approve"], true);
 
@@ -230,7 +205,7 @@ async fn remember_turns_on_auto_approve_for_the_thread() {
     s.mock.push(Reply::text(&["ok"]));
     let mut reader = s.events_from_now().await;
     s.start("write again").await;
-    let events = until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let decided = events
         .iter()
         .find(|(n, _)| n == "approval.decided")
@@ -248,7 +223,7 @@ async fn an_unanswered_approval_times_out_as_a_denial() {
     s.mock.push(Reply::text(&["never mind"]));
     let mut reader = s.events_from_now().await;
     s.start("run it").await;
-    let events = until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
     let timeout = names
         .iter()
@@ -272,7 +247,7 @@ async fn shell_output_exit_code_and_no_secrets() {
     s.mock.push(Reply::text(&["ran"]));
     let mut reader = s.events_from_now().await;
     s.start("run").await;
-    let events = until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let item = last_item(&events, "command_execution");
     let output = item["detail"].as_str().unwrap();
     assert!(output.contains("out") && output.contains("err"), "{output}");
@@ -303,8 +278,8 @@ async fn interrupt_kills_a_running_command() {
     ));
     let mut reader = s.events_from_now().await;
     let started = s.start("wait").await;
-    until(&mut reader, "item.started").await; // the user message
-    until(&mut reader, "approval.decided").await;
+    reader.until("item.started").await; // the user message
+    reader.until("approval.decided").await;
     let pid_file = dir.path().join("pid");
     for _ in 0..100 {
         if pid_file.exists() {
@@ -326,7 +301,7 @@ async fn interrupt_kills_a_running_command() {
         .send()
         .await
         .unwrap();
-    let events = until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     assert!(asked.elapsed() < std::time::Duration::from_secs(1));
     assert_eq!(
         events.last().unwrap().1["payload"]["turn"]["status"],
@@ -377,7 +352,7 @@ async fn plan_mode_no_shell_and_ambiguous_edits_are_refused() {
         s.mock.push(Reply::text(&["ok"]));
         let mut reader = s.events_from_now().await;
         s.start("try").await;
-        let events = until(&mut reader, "turn.completed").await;
+        let events = reader.until("turn.completed").await;
         let item = events
             .iter()
             .rev()

@@ -68,19 +68,6 @@ impl Setup {
             .await
             .unwrap()
     }
-
-    /// Reads events until `name`, returning every event seen.
-    async fn until(reader: &mut EventReader, name: &str) -> Vec<(String, Value)> {
-        let mut seen = Vec::new();
-        loop {
-            let (_, event, envelope) = reader.next().await;
-            let done = event == name;
-            seen.push((event, envelope));
-            if done {
-                return seen;
-            }
-        }
-    }
 }
 
 #[tokio::test]
@@ -98,7 +85,7 @@ async fn a_turn_streams_items_and_completes() {
     assert_eq!(started["turn"]["input_summary"], "Say hello");
     assert_eq!(started["thread"]["latest_turn_id"], started["turn"]["id"]);
 
-    let events = Setup::until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names[0], "thread.started");
     assert_eq!(
@@ -156,7 +143,7 @@ async fn adjacent_deltas_are_coalesced_and_lose_nothing() {
     let s = setup(vec![Step::Say(parts)]).await;
     let mut reader = s.events().await;
     assert_eq!(s.start("count").await.status(), 201);
-    let events = Setup::until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let deltas: Vec<&Value> = events
         .iter()
         .filter(|(n, _)| n == "item.delta")
@@ -233,7 +220,7 @@ async fn steer_is_recorded_then_delivered() {
         .unwrap();
     assert_eq!(steered["steer_count"], 1);
 
-    let events = Setup::until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let at = events
         .iter()
         .position(|(n, _)| n == "turn.steered")
@@ -296,11 +283,11 @@ async fn interrupt_ends_the_turn_and_its_open_items() {
     let mut reader = s.events().await;
     let started: Value = s.start("go on forever").await.json().await.unwrap();
     let turn = started["turn"]["id"].as_str().unwrap();
-    Setup::until(&mut reader, "item.delta").await;
+    reader.until("item.delta").await;
     let url = format!("{}/v1/threads/{}/turns/{turn}/interrupt", s.base, s.thread);
     let reply = s.client.post(&url).send().await.unwrap();
     assert_eq!(reply.status(), 200);
-    let events = Setup::until(&mut reader, "turn.completed").await;
+    let events = reader.until("turn.completed").await;
     let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
     assert!(names.contains(&"turn.interrupt_requested"), "{names:?}");
     assert!(names.contains(&"item.interrupted"), "{names:?}");
@@ -325,7 +312,7 @@ async fn failures_and_crashes_end_the_turn_failed() {
         let s = setup(vec![Step::Say(pieces("partial ")), step]).await;
         let mut reader = s.events().await;
         assert_eq!(s.start("try").await.status(), 201);
-        let events = Setup::until(&mut reader, "turn.completed").await;
+        let events = reader.until("turn.completed").await;
         let turn = &events.last().unwrap().1["payload"]["turn"];
         assert_eq!(turn["status"], "failed");
         assert_eq!(turn["error"], error);
@@ -488,7 +475,7 @@ async fn fork_copies_finished_history_into_a_sibling() {
     let s = setup(vec![Step::Say(pieces("the answer"))]).await;
     let mut reader = s.events().await;
     assert_eq!(s.start("question").await.status(), 201);
-    Setup::until(&mut reader, "turn.completed").await;
+    reader.until("turn.completed").await;
 
     let url = format!("{}/v1/threads/{}/fork", s.base, s.thread);
     let reply = s.client.post(&url).send().await.unwrap();

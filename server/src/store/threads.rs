@@ -142,32 +142,18 @@ pub async fn list(
     search: Option<&str>,
     limit: i64,
 ) -> Result<Vec<ThreadRow>, StoreError> {
-    let rows = match search {
-        None => {
-            sqlx::query_as(&format!(
-                "SELECT {COLUMNS} FROM threads WHERE {} ORDER BY updated_at DESC, id DESC LIMIT ?1",
-                filter.sql()
-            ))
-            .bind(limit)
-            .fetch_all(pool)
-            .await?
-        }
-        Some(search) => {
-            let pattern = format!("%{}%", escape_like(&search.to_lowercase()));
-            sqlx::query_as(&format!(
-                "SELECT {COLUMNS} FROM threads WHERE {} AND (
-                    lower(id) LIKE ?2 ESCAPE '\\' OR lower(coalesce(title, '')) LIKE ?2 ESCAPE '\\'
-                    OR lower(coalesce(preview, '')) LIKE ?2 ESCAPE '\\' OR lower(coalesce(model, '')) LIKE ?2 ESCAPE '\\')
-                 ORDER BY updated_at DESC, id DESC LIMIT ?1",
-                filter.sql()
-            ))
-            .bind(limit)
-            .bind(pattern)
-            .fetch_all(pool)
-            .await?
-        }
-    };
-    Ok(rows)
+    let pattern = search.map(|s| format!("%{}%", escape_like(&s.to_lowercase())));
+    Ok(sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM threads WHERE {} AND (?2 IS NULL
+            OR lower(id) LIKE ?2 ESCAPE '\\' OR lower(coalesce(title, '')) LIKE ?2 ESCAPE '\\'
+            OR lower(coalesce(preview, '')) LIKE ?2 ESCAPE '\\' OR lower(coalesce(model, '')) LIKE ?2 ESCAPE '\\')
+         ORDER BY updated_at DESC, id DESC LIMIT ?1",
+        filter.sql()
+    ))
+    .bind(limit)
+    .bind(pattern)
+    .fetch_all(pool)
+    .await?)
 }
 
 fn escape_like(text: &str) -> String {

@@ -93,18 +93,6 @@ impl Setup {
         assert_eq!(reply.status(), 201);
         reply.json().await.unwrap()
     }
-
-    pub async fn until_completed(reader: &mut EventReader) -> Vec<(String, Value)> {
-        let mut seen = Vec::new();
-        loop {
-            let (_, name, event) = reader.next().await;
-            let done = name == "turn.completed";
-            seen.push((name, event));
-            if done {
-                return seen;
-            }
-        }
-    }
 }
 
 /// The concatenated deltas of items of `kind`.

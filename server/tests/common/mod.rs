@@ -244,6 +244,19 @@ impl EventReader {
         (event.id, event.event, envelope)
     }
 
+    /// Every event (name, envelope) up to and including the first `name`.
+    pub async fn until(&mut self, name: &str) -> Vec<(String, serde_json::Value)> {
+        let mut seen = Vec::new();
+        loop {
+            let (_, event, envelope) = self.next().await;
+            let done = event == name;
+            seen.push((event, envelope));
+            if done {
+                return seen;
+            }
+        }
+    }
+
     /// True if nothing arrives within `ms`.
     pub async fn quiet_for(&mut self, ms: u64) -> bool {
         use futures::StreamExt;
