@@ -114,6 +114,11 @@ impl Mock {
         self.lock().replies.push_back(reply);
     }
 
+    /// Forgets the scripted replies and the recorded requests.
+    pub fn reset(&self) {
+        *self.lock() = Script::default();
+    }
+
     /// Every request body received so far.
     pub fn requests(&self) -> Vec<Value> {
         self.lock().requests.clone()
@@ -262,6 +267,6 @@ async fn list_requests(State(mock): State<Mock>) -> Json<Vec<Value>> {
 }
 
 async fn reset(State(mock): State<Mock>) -> StatusCode {
-    *mock.lock() = Script::default();
+    mock.reset();
     StatusCode::NO_CONTENT
 }

@@ -67,7 +67,7 @@ async fn server() -> Server {
         token: Some(RuntimeToken::resolve(Some(TOKEN.into())).unwrap()),
         cors_origins: vec![],
         default_workspace: home.path().to_path_buf(),
-        approval_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
+        wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: Default::default(),
     };
     let (state, stop) = AppState::new(runtime, None, store.clone(), Arc::new(NoProvider));

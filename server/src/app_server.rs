@@ -52,7 +52,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
         token,
         cors_origins,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
-        approval_timeout: crate::runtime::approvals::DEFAULT_TIMEOUT,
+        wait_timeout: crate::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: crate::pricing::Pricing::from_config(&config),
     };
     let (state, stop) = AppState::new(

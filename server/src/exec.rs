@@ -33,7 +33,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode, RunError> {
             store.clone(),
             Arc::new(Agent::new(Providers::from_config(&config))),
         )
-        .with_approval_timeout(Duration::ZERO),
+        .with_wait_timeout(Duration::ZERO),
     );
     turns.recover().await?;
     let workspace = match args.workspace {

@@ -24,6 +24,8 @@ pub fn app(state: AppState) -> Router {
         .merge(routes::threads::router())
         .merge(routes::turns::router())
         .merge(routes::approvals::router())
+        .merge(routes::user_input::router())
+        .merge(routes::tool_calls::router())
         .merge(routes::usage::router())
         .leptos_routes_with_context(
             &state,

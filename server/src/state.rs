@@ -36,8 +36,8 @@ pub struct RuntimeConfig {
     pub cors_origins: Vec<String>,
     /// Workspace of threads created without one.
     pub default_workspace: PathBuf,
-    /// How long a tool waits for an approval before it is denied.
-    pub approval_timeout: std::time::Duration,
+    /// How long approvals, user input and client tool calls wait.
+    pub wait_timeout: std::time::Duration,
     /// Token prices for usage reports.
     pub pricing: crate::pricing::Pricing,
 }
@@ -65,7 +65,7 @@ impl AppState {
             bind_address,
             workspace: runtime.default_workspace.display().to_string(),
         };
-        let approval_timeout = runtime.approval_timeout;
+        let wait_timeout = runtime.wait_timeout;
         let (stop, shutdown) = watch::channel(false);
         let state = AppState {
             leptos_options,
@@ -73,7 +73,7 @@ impl AppState {
             web: web.map(Arc::new),
             workbench,
             turns: Arc::new(
-                TurnManager::new(store.clone(), engine).with_approval_timeout(approval_timeout),
+                TurnManager::new(store.clone(), engine).with_wait_timeout(wait_timeout),
             ),
             store,
             git: Arc::new(GitCache::default()),

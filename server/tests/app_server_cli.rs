@@ -258,3 +258,95 @@ async fn without_a_provider_turns_are_refused_with_what_to_configure() {
         "{message}"
     );
 }
+
+/// The user's answers reach the model and never the process's logs, even
+/// at trace level.
+#[tokio::test]
+async fn user_input_answers_stay_out_of_trace_logs() {
+    const SECRET: &str = "answer-in-logs-5d1e9b";
+    let mock = mock_provider::Mock::default();
+    let mock_url = mock.serve(0).await.unwrap();
+    let questions =
+        json!({"questions": [{"id": "q", "question": "Password?", "allow_free_text": true}]});
+    mock.push(mock_provider::Reply::Stream {
+        chunks: vec![
+            mock_provider::Chunk::ToolCall {
+                index: 0,
+                id: Some("c1".into()),
+                name: Some("request_user_input".into()),
+                arguments: questions.to_string(),
+            },
+            mock_provider::Chunk::Finish {
+                reason: "tool_calls".into(),
+            },
+        ],
+        delay_ms: 0,
+    });
+    mock.push(mock_provider::Reply::text(&["thanks"]));
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!("default_provider = \"mock\"\n[providers.mock]\nbase_url = \"{mock_url}\"\nmodels = [\"m\"]\n"),
+    )
+    .unwrap();
+    let mut command = codewhale_in(home.path());
+    command
+        .args(["app-server", "--http", "--port", "0"])
+        .env("CODEWHALE_RUNTIME_TOKEN", common::TOKEN)
+        .env("RUST_LOG", "trace");
+    let mut server = start(command);
+    // Drained all along: a full pipe would stall the server.
+    let mut stderr = server.child.stderr.take().unwrap();
+    let logs = std::thread::spawn(move || {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut stderr, &mut text).ok();
+        text
+    });
+    let client = client();
+    let auth = format!("Bearer {}", common::TOKEN);
+    let thread: Value = client
+        .post(format!("{}/v1/threads", server.base))
+        .header("authorization", &auth)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = thread["id"].as_str().unwrap();
+    let events_url = format!("{}/v1/threads/{id}/events", server.base);
+    let mut reader =
+        common::EventReader::open(&client, &events_url, &[("authorization", &auth)]).await;
+    let turn = client
+        .post(format!("{}/v1/threads/{id}/turns", server.base))
+        .header("authorization", &auth)
+        .json(&json!({"prompt": "ask me"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(turn.status(), 201);
+    let required = reader.until("user_input.required").await;
+    let input = required.last().unwrap().1["payload"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answered = client
+        .post(format!("{}/v1/user-input/{id}/{input}", server.base))
+        .header("authorization", &auth)
+        .json(&json!({"answers": [{"id": "q", "label": "", "value": SECRET}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answered.status(), 200);
+    reader.until("turn.completed").await;
+    assert!(
+        mock.requests()[1].to_string().contains(SECRET),
+        "the model got it"
+    );
+    let _ = server.child.kill();
+    let _ = server.child.wait();
+    let logs = logs.join().unwrap();
+    assert!(logs.contains("user-input"), "trace logs cover the request");
+    assert!(!logs.contains(SECRET), "the answer is in the logs");
+}

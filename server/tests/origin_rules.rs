@@ -250,7 +250,8 @@ async fn health_and_runtime_info_are_public() {
     assert_eq!(info["capabilities"]["web_client"], true);
     assert_eq!(info["capabilities"]["threads"], true);
     assert_eq!(info["capabilities"]["event_replay"], true);
+    assert_eq!(info["capabilities"]["external_tools"], true);
+    assert_eq!(info["capabilities"]["user_input"], true);
     // Nothing that does not exist yet is claimed.
-    assert_eq!(info["capabilities"]["external_tools"], false);
-    assert_eq!(info["capabilities"]["user_input"], false);
+    assert_eq!(info["capabilities"]["mobile"], false);
 }

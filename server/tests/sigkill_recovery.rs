@@ -50,7 +50,7 @@ async fn serve_scripted(home: &Path) {
         token: Some(RuntimeToken::resolve(Some(TOKEN.into())).unwrap()),
         cors_origins: vec![],
         default_workspace: home.to_path_buf(),
-        approval_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
+        wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: Default::default(),
     };
     let engine = Scripted::new(vec![Step::Say(pieces("half an answer ")), Step::Hang]);

@@ -2,6 +2,7 @@
 
 mod error;
 mod events;
+mod interaction;
 mod records;
 mod requests;
 mod runtime;
@@ -11,6 +12,10 @@ mod workbench;
 
 pub use error::{ErrorBody, ErrorEnvelope};
 pub use events::{EventEnvelope, EVENT_SCHEMA_VERSION};
+pub use interaction::{
+    Answer, AnswerUserInput, DynamicToolCall, DynamicToolResult, DynamicToolSpec, Question,
+    QuestionOption, ToolContent, UserInputRequest,
+};
 pub use records::{ItemKind, ThreadRecord, TurnItemRecord, TurnRecord, TurnStatus, Usage};
 pub use requests::{CompactThread, CreateThread, PatchThread, StartTurn, SteerTurn};
 pub use runtime::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};

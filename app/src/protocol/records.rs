@@ -20,6 +20,9 @@ pub struct ThreadRecord {
     pub latest_turn_id: Option<String>,
     pub latest_response_bookmark: Option<String>,
     pub archived: bool,
+    /// Client-executed tools offered to the model on every turn.
+    #[serde(default)]
+    pub dynamic_tools: Vec<super::DynamicToolSpec>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -15,7 +15,7 @@ pub struct CreateThread {
     pub auto_approve: Option<bool>,
     pub system_prompt: Option<String>,
     pub title: Option<String>,
-    pub dynamic_tools: Option<Vec<serde_json::Value>>,
+    pub dynamic_tools: Option<Vec<super::DynamicToolSpec>>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -49,6 +49,8 @@ pub struct StartTurn {
     pub allow_shell: Option<bool>,
     pub trust_mode: Option<bool>,
     pub auto_approve: Option<bool>,
+    /// Added to the thread's dynamic tools for this turn (same name wins).
+    pub dynamic_tools: Option<Vec<super::DynamicToolSpec>>,
 }
 
 /// `POST /v1/threads/{id}/turns/{turn_id}/steer`.

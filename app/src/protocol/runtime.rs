@@ -69,6 +69,8 @@ impl Capabilities {
             event_replay: true,
             approvals: true,
             usage: true,
+            user_input: true,
+            external_tools: true,
             ..Self::default()
         }
     }
@@ -92,7 +94,8 @@ mod tests {
         assert!(current.web_client && current.web_bootstrap);
         assert!(current.threads && current.turns && current.event_replay);
         assert!(current.approvals && current.usage);
-        // Not built yet: user input, client-executed tools, mobile.
-        assert!(!current.user_input && !current.external_tools && !current.mobile);
+        assert!(current.user_input && current.external_tools);
+        // Not built yet: the phone page, environments, workers.
+        assert!(!current.mobile && !current.environments && !current.worker_runtime);
     }
 }

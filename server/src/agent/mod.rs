@@ -2,9 +2,10 @@
 //! the provider's reasoning and answer into items, folds steers in before
 //! the next model call, and stops the stream on interrupt.
 //!
-//! Writes and commands are asked for through approvals; user input and
-//! client-executed tools are the next layer.
+//! Writes and commands are asked for through approvals; questions for the
+//! user and client-executed tools wait on the client (`client_calls`).
 
+mod client_calls;
 mod conversation;
 pub mod tools;
 
@@ -107,6 +108,7 @@ async fn run_turn(
     if turn.settings.mode != "plan" {
         specs.extend(tools::mutating_specs(turn.settings.allow_shell));
     }
+    specs.extend(client_calls::specs(&turn.settings.dynamic_tools));
     let mut usage = Usage::default();
     for _ in 0..MAX_MODEL_CALLS {
         let body = json!({
@@ -169,6 +171,10 @@ async fn run_tool(
     env: &Result<tools::ToolEnv, tools::ToolError>,
     call: &ToolCall,
 ) -> String {
+    let dynamic = client_calls::find(&turn.settings.dynamic_tools, &call.name);
+    if call.name == client_calls::REQUEST_USER_INPUT || dynamic.is_some() {
+        return run_client_call(turn, call, dynamic).await;
+    }
     let items = &turn.items;
     let item = items
         .start(
@@ -186,7 +192,7 @@ async fn run_tool(
         (Ok(_), Some(_)) if call.name == "exec_shell" && !turn.settings.allow_shell => Err(
             tools::ToolError("shell commands are disabled for this thread".into()),
         ),
-        (Ok(env), Some(request)) => match turn.approvals.ask(request).await {
+        (Ok(env), Some(request)) => match turn.client.approve(request).await {
             Decision::Allow => tools::run(env, &call.name, &call.arguments).await,
             Decision::Deny => Err(tools::ToolError("the user denied this action".into())),
         },
@@ -222,6 +228,57 @@ async fn run_tool(
             format!("error: {}", error.0)
         }
     }
+}
+
+/// A call the client answers: a question for the user or a dynamic tool.
+async fn run_client_call(
+    turn: &TurnContext,
+    call: &ToolCall,
+    dynamic: Option<&app::protocol::DynamicToolSpec>,
+) -> String {
+    let summary = match dynamic {
+        Some(spec) => format!("{} (client)", client_calls_label(spec)),
+        None => question_summary(&call.arguments),
+    };
+    let item = turn.items.start(ItemKind::ToolCall, summary).await;
+    let output = match dynamic {
+        Some(spec) => client_calls::call_dynamic(&turn.client, spec, &call.arguments).await,
+        None => client_calls::ask_user(&turn.client, &call.arguments).await,
+    };
+    let mut metadata = json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments, "ok": output.ok });
+    if let (Some(target), Some(extra)) = (
+        metadata.as_object_mut(),
+        output.recorded.metadata.as_object(),
+    ) {
+        target.extend(extra.clone());
+    }
+    let end = if output.ok {
+        ItemEnd::Completed
+    } else {
+        ItemEnd::Failed
+    };
+    let detail = Some(truncate(&output.recorded.text));
+    turn.items.end(&item, end, detail, Some(metadata)).await;
+    output.for_model
+}
+
+fn client_calls_label(spec: &app::protocol::DynamicToolSpec) -> String {
+    match &spec.namespace {
+        Some(namespace) => format!("{namespace}.{}", spec.name),
+        None => spec.name.clone(),
+    }
+}
+
+/// "Asked: <first question>" for the transcript.
+fn question_summary(arguments: &str) -> String {
+    let args: serde_json::Value = serde_json::from_str(arguments).unwrap_or_default();
+    let first = &args["questions"][0];
+    let text = first["header"]
+        .as_str()
+        .filter(|h| !h.is_empty())
+        .or_else(|| first["question"].as_str())
+        .unwrap_or("a question");
+    format!("Asked the user: {text}")
 }
 
 fn truncate(text: &str) -> String {

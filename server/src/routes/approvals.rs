@@ -17,7 +17,6 @@ async fn decide(
     Path(approval_id): Path<String>,
     Json(body): Json<DecideApproval>,
 ) -> Result<axum::Json<Value>, ApiError> {
-    Ok(axum::Json(
-        state.turns.approvals().decide(&approval_id, body).await?,
-    ))
+    let approvals = state.turns.approvals();
+    Ok(axum::Json(approvals.decide(&approval_id, body).await?))
 }

@@ -4,5 +4,7 @@ pub mod approvals;
 pub mod bootstrap;
 pub mod runtime;
 pub mod threads;
+pub mod tool_calls;
 pub mod turns;
 pub mod usage;
+pub mod user_input;

@@ -4,19 +4,17 @@
 //! ends. Auto-approve (thread/turn setting, or yolo mode) records the
 //! request and an automatic decision.
 
-use super::ids;
+use super::{
+    ids,
+    pending::{detached, turn_event as event, PendingSet, Waited},
+};
 use crate::{
     error::ApiError,
     store::{self, NewEvent, Store, StoreError},
 };
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
-use std::{
-    collections::HashMap,
-    sync::{Arc, Mutex},
-    time::Duration,
-};
-use tokio::sync::oneshot;
+use std::{sync::Arc, time::Duration};
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
@@ -44,24 +42,15 @@ pub struct ApprovalRequest {
     pub intent_summary: String,
 }
 
-struct Pending {
-    thread_id: String,
-    turn_id: String,
-    view: Value,
-    answer: oneshot::Sender<Decision>,
-}
-
 pub struct Approvals {
-    store: Arc<Store>,
-    pending: Mutex<HashMap<String, Pending>>,
+    pending: PendingSet<Decision>,
     timeout: Duration,
 }
 
 impl Approvals {
     pub fn new(store: Arc<Store>, timeout: Duration) -> Self {
         Self {
-            store,
-            pending: Mutex::new(HashMap::new()),
+            pending: PendingSet::new(store),
             timeout,
         }
     }
@@ -83,51 +72,54 @@ impl Approvals {
             "description": request.description,
             "intent_summary": request.intent_summary,
         });
-        let (answer, decided) = oneshot::channel();
-        if !auto {
-            // Pending before the event is durable: a snapshot taken at or
-            // after approval.required's seq lists it.
-            self.lock().insert(
-                approval_id.clone(),
-                Pending {
-                    thread_id: thread_id.into(),
-                    turn_id: turn_id.into(),
-                    view: view.clone(),
-                    answer,
-                },
-            );
-        }
-        self.record(thread_id, turn_id, vec![("approval.required", view)])
-            .await?;
+        let required = event(thread_id, turn_id, "approval.required", view.clone());
         if auto {
             let decided = json!({ "approval_id": approval_id, "decision": "allow", "auto": true });
-            self.record(thread_id, turn_id, vec![("approval.decided", decided)])
-                .await?;
+            let decided = event(thread_id, turn_id, "approval.decided", decided);
+            self.pending.commit(vec![required, decided]).await?;
             return Ok(Decision::Allow);
         }
-        match tokio::time::timeout(self.timeout, decided).await {
-            Ok(Ok(decision)) => Ok(decision),
-            // Dropped without an answer: the turn is ending.
-            Ok(Err(_)) => Ok(Decision::Deny),
-            Err(_) => {
-                if self.lock().remove(&approval_id).is_some() {
-                    self.record(
+        let waiting = (thread_id.to_string(), turn_id.to_string(), view);
+        let Ok(receiver) = self
+            .pending
+            .open(&approval_id, waiting, vec![required], None)
+            .await?
+        else {
+            return Ok(Decision::Deny);
+        };
+        let timeout_secs = self.timeout.as_secs();
+        let waited = self
+            .pending
+            .wait(&approval_id, receiver, self.timeout, |_| {
+                vec![
+                    event(
                         thread_id,
                         turn_id,
-                        vec![
-                            ("approval.timeout", json!({ "approval_id": approval_id })),
-                            ("approval.decided", json!({ "approval_id": approval_id, "decision": "deny", "timeout": true })),
-                        ],
-                    )
-                    .await?;
-                }
-                Ok(Decision::Deny)
-            }
-        }
+                        "approval.timeout",
+                        json!({ "approval_id": approval_id, "timeout_secs": timeout_secs }),
+                    ),
+                    event(
+                        thread_id,
+                        turn_id,
+                        "approval.decided",
+                        json!({ "approval_id": approval_id, "decision": "deny", "timeout": true }),
+                    ),
+                ]
+            })
+            .await?;
+        Ok(match waited {
+            Waited::Answered(decision) => decision,
+            Waited::TimedOut | Waited::Canceled => Decision::Deny,
+        })
     }
 
-    /// A client's decision. Unknown or already settled → 404.
-    pub async fn decide(&self, approval_id: &str, body: DecideApproval) -> Result<Value, ApiError> {
+    /// A client's decision. Unknown or already settled → 404. The
+    /// settlement finishes even if the caller disconnects.
+    pub async fn decide(
+        self: &Arc<Self>,
+        approval_id: &str,
+        body: DecideApproval,
+    ) -> Result<Value, ApiError> {
         let decision = match body.decision.as_str() {
             "allow" => Decision::Allow,
             "deny" => Decision::Deny,
@@ -137,29 +129,45 @@ impl Approvals {
                 )))
             }
         };
-        let pending = self
-            .lock()
-            .remove(approval_id)
+        let approvals = Arc::clone(self);
+        let approval_id = approval_id.to_string();
+        detached(async move {
+            approvals
+                .settle(&approval_id, decision, body.remember)
+                .await
+        })
+        .await
+    }
+
+    async fn settle(
+        &self,
+        approval_id: &str,
+        decision: Decision,
+        remember: bool,
+    ) -> Result<Value, ApiError> {
+        let claim = self
+            .pending
+            .claim(approval_id)
+            .await
             .ok_or_else(|| ApiError::NotFound(format!("no pending approval {approval_id}")))?;
-        let mut tx = self.store.begin_write().await?;
+        let (thread_id, turn_id) = (&claim.waiting().thread_id, &claim.waiting().turn_id);
+        let mut tx = self.pending.store().begin_write().await?;
         tx.append(event(
-            &pending.thread_id,
-            &pending.turn_id,
+            thread_id,
+            turn_id,
             "approval.decided",
-            json!({
-                "approval_id": approval_id, "decision": body.decision, "remember": body.remember,
-            }),
+            json!({ "approval_id": approval_id, "decision": decision, "remember": remember }),
         ))
         .await?;
-        if body.remember && decision == Decision::Allow {
-            if let Some(mut thread) = store::threads::get(tx.conn(), &pending.thread_id).await? {
+        if remember && decision == Decision::Allow {
+            if let Some(mut thread) = store::threads::get(tx.conn(), thread_id).await? {
                 if !thread.auto_approve {
                     thread.auto_approve = true;
                     thread.updated_at = crate::clock::now();
                     store::threads::update(tx.conn(), &thread).await?;
                     let record = app::protocol::ThreadRecord::from(thread);
                     tx.append(NewEvent::thread(
-                        &pending.thread_id,
+                        thread_id,
                         "thread.updated",
                         json!({ "thread": record, "changed": ["auto_approve"] }),
                     ))
@@ -168,50 +176,28 @@ impl Approvals {
             }
         }
         tx.commit().await?;
-        let delivered = pending.answer.send(decision).is_ok();
+        let delivered = claim.settle(Some(decision));
         Ok(
-            json!({ "ok": true, "approval_id": approval_id, "decision": body.decision, "delivered": delivered }),
+            json!({ "ok": true, "approval_id": approval_id, "decision": decision, "delivered": delivered }),
         )
     }
 
     /// Pending approvals of a thread, for its snapshot.
-    pub fn pending_for(&self, thread_id: &str) -> Vec<Value> {
-        self.lock()
-            .values()
-            .filter(|p| p.thread_id == thread_id)
-            .map(|p| p.view.clone())
-            .collect()
+    pub async fn pending_for(&self, thread_id: &str) -> Vec<Value> {
+        self.pending.views_for(thread_id).await
     }
 
-    /// Drops a finished turn's pending approvals (their waiters see Deny).
-    pub fn cancel_turn(&self, turn_id: &str) {
-        self.lock().retain(|_, p| p.turn_id != turn_id);
-    }
-
-    async fn record(
-        &self,
-        thread_id: &str,
-        turn_id: &str,
-        events: Vec<(&'static str, Value)>,
-    ) -> Result<(), StoreError> {
-        let mut tx = self.store.begin_write().await?;
-        for (name, payload) in events {
-            tx.append(event(thread_id, turn_id, name, payload)).await?;
-        }
-        tx.commit().await
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, Pending>> {
-        self.pending.lock().unwrap_or_else(|p| p.into_inner())
-    }
-}
-
-fn event(thread_id: &str, turn_id: &str, name: &'static str, payload: Value) -> NewEvent {
-    NewEvent {
-        thread_id: thread_id.to_string(),
-        turn_id: Some(turn_id.to_string()),
-        item_id: None,
-        event: name,
-        payload,
+    /// Settles a finished turn's pending approvals as denied.
+    pub async fn cancel_turn(&self, turn_id: &str) -> Result<usize, StoreError> {
+        self.pending
+            .cancel_turn(turn_id, |id, waiting| {
+                vec![event(
+                    &waiting.thread_id,
+                    &waiting.turn_id,
+                    "approval.decided",
+                    json!({ "approval_id": id, "decision": "deny", "canceled": true, "terminal": true }),
+                )]
+            })
+            .await
     }
 }

@@ -5,11 +5,14 @@
 
 use super::{
     approvals::{ApprovalRequest, Approvals, Decision},
+    client_tools::{CallEnd, ClientTools},
     turn_writer::ItemWriter,
+    user_input::{self, UserInputs},
 };
 use crate::error::ApiError;
-use app::protocol::{ThreadRecord, TurnItemRecord, Usage};
+use app::protocol::{DynamicToolSpec, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
 use futures::future::BoxFuture;
+use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
 /// What a turn was started for.
@@ -27,6 +30,8 @@ pub struct TurnSettings {
     pub allow_shell: bool,
     pub trust_mode: bool,
     pub auto_approve: bool,
+    /// Client-executed tools: the thread's plus the turn's.
+    pub dynamic_tools: Vec<DynamicToolSpec>,
 }
 
 /// How a turn ended, as the engine reports it.
@@ -52,34 +57,58 @@ pub struct TurnContext {
     pub interrupt: watch::Receiver<bool>,
     /// Records items and their streamed text.
     pub items: ItemWriter,
-    /// Asks the user before writes and commands.
-    pub approvals: ApprovalGate,
+    /// What the turn asks of its client: approvals, answers, tool results.
+    pub client: ClientGate,
 }
 
-/// The approval channel of one turn.
+/// The client-facing requests of one turn.
 #[derive(Clone)]
-pub struct ApprovalGate {
-    pub(super) approvals: std::sync::Arc<Approvals>,
+pub struct ClientGate {
+    pub(super) approvals: Arc<Approvals>,
+    pub(super) user_inputs: Arc<UserInputs>,
+    pub(super) tools: Arc<ClientTools>,
     pub(super) thread_id: String,
     pub(super) turn_id: String,
     /// auto_approve on the thread or turn, or yolo mode.
     pub(super) auto: bool,
 }
 
-impl ApprovalGate {
-    /// Waits for the decision; a failure to record it counts as a denial.
-    pub async fn ask(&self, request: ApprovalRequest) -> Decision {
-        match self
+impl ClientGate {
+    /// Waits for an approval; a failure to record it counts as a denial.
+    pub async fn approve(&self, request: ApprovalRequest) -> Decision {
+        let asked = self
             .approvals
-            .ask(&self.thread_id, &self.turn_id, request, self.auto)
-            .await
-        {
-            Ok(decision) => decision,
-            Err(error) => {
-                tracing::error!(%error, "recording an approval failed; denying");
-                Decision::Deny
-            }
-        }
+            .ask(&self.thread_id, &self.turn_id, request, self.auto);
+        asked.await.unwrap_or_else(|error| {
+            tracing::error!(%error, "recording an approval failed; denying");
+            Decision::Deny
+        })
+    }
+
+    /// Asks the user; a failure to record the question counts as canceled.
+    pub async fn user_input(&self, request: UserInputRequest) -> user_input::Reply {
+        let asked = self
+            .user_inputs
+            .ask(&self.thread_id, &self.turn_id, request);
+        asked.await.unwrap_or_else(|error| {
+            tracing::error!(%error, "recording a user-input request failed");
+            user_input::Reply::Canceled
+        })
+    }
+
+    /// Runs a client-executed tool; a failure to record it counts as canceled.
+    pub async fn client_tool(
+        &self,
+        spec: &DynamicToolSpec,
+        arguments: serde_json::Value,
+    ) -> CallEnd {
+        let called = self
+            .tools
+            .call(&self.thread_id, &self.turn_id, spec, arguments);
+        called.await.unwrap_or_else(|error| {
+            tracing::error!(%error, "recording a client tool call failed");
+            CallEnd::Canceled
+        })
     }
 }
 

@@ -14,7 +14,6 @@ use std::{collections::HashMap, path::Path};
 
 pub const MODES: [&str; 3] = ["agent", "plan", "yolo"];
 const MAX_TITLE_CHARS: usize = 160;
-const MAX_DYNAMIC_TOOLS: usize = 128;
 
 /// Query of `GET /v1/threads` and `/v1/threads/summary`.
 #[derive(Debug, Default, Deserialize)]
@@ -314,29 +313,9 @@ fn workspace(path: &str) -> Result<String, ApiError> {
     Ok(canonical.display().to_string())
 }
 
-fn dynamic_tools(tools: Vec<serde_json::Value>) -> Result<String, ApiError> {
-    if tools.len() > MAX_DYNAMIC_TOOLS {
-        return Err(ApiError::bad_request(format!(
-            "at most {MAX_DYNAMIC_TOOLS} dynamic tools"
-        )));
-    }
-    for tool in &tools {
-        let name = tool
-            .get("name")
-            .and_then(|n| n.as_str())
-            .unwrap_or_default();
-        let valid = !name.is_empty()
-            && name.len() <= 64
-            && name
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-');
-        if !valid {
-            return Err(ApiError::bad_request(
-                "each dynamic tool needs a name of 1-64 letters, digits, '_' or '-'",
-            ));
-        }
-    }
-    Ok(serde_json::Value::Array(tools).to_string())
+fn dynamic_tools(tools: Vec<app::protocol::DynamicToolSpec>) -> Result<String, ApiError> {
+    super::client_tools::validate(&tools)?;
+    serde_json::to_string(&tools).map_err(|e| ApiError::bad_request(e.to_string()))
 }
 
 /// A sibling thread with the same settings and a copy of the source's

@@ -3,8 +3,10 @@
 
 use super::{
     approvals::{Approvals, DEFAULT_TIMEOUT},
-    engine::{ApprovalGate, Engine, Outcome, TurnContext, TurnInput, TurnSettings},
+    client_tools::{self, ClientTools},
+    engine::{ClientGate, Engine, Outcome, TurnContext, TurnInput, TurnSettings},
     ids, threads, turn_writer,
+    user_input::UserInputs,
 };
 use crate::{
     clock,
@@ -45,31 +47,50 @@ pub struct TurnManager {
     /// written, so two concurrent starts cannot both succeed.
     active: Mutex<HashMap<String, ActiveTurn>>,
     approvals: Arc<Approvals>,
+    user_inputs: Arc<UserInputs>,
+    client_tools: Arc<ClientTools>,
 }
 
 impl TurnManager {
     pub fn new(store: Arc<Store>, engine: Arc<dyn Engine>) -> Self {
         Self {
             approvals: Arc::new(Approvals::new(store.clone(), DEFAULT_TIMEOUT)),
+            user_inputs: Arc::new(UserInputs::new(store.clone(), DEFAULT_TIMEOUT)),
+            client_tools: Arc::new(ClientTools::new(store.clone(), DEFAULT_TIMEOUT)),
             store,
             engine,
             active: Mutex::new(HashMap::new()),
         }
     }
 
-    pub fn with_approval_timeout(mut self, timeout: Duration) -> Self {
+    /// How long approvals, questions and client tool calls wait for their
+    /// client (300 s unless a test or `codewhale exec` says otherwise).
+    pub fn with_wait_timeout(mut self, timeout: Duration) -> Self {
         self.approvals = Arc::new(Approvals::new(self.store.clone(), timeout));
+        self.user_inputs = Arc::new(UserInputs::new(self.store.clone(), timeout));
+        self.client_tools = Arc::new(ClientTools::new(self.store.clone(), timeout));
         self
     }
 
-    pub fn approvals(&self) -> &Approvals {
+    pub fn approvals(&self) -> &Arc<Approvals> {
         &self.approvals
+    }
+
+    pub fn user_inputs(&self) -> &Arc<UserInputs> {
+        &self.user_inputs
+    }
+
+    pub fn client_tools(&self) -> &Arc<ClientTools> {
+        &self.client_tools
     }
 
     /// The thread snapshot with what is pending in memory.
     pub async fn detail(&self, thread_id: &str) -> Result<app::protocol::ThreadDetail, ApiError> {
         let mut detail = threads::detail(&self.store, thread_id).await?;
-        detail.pending_approvals = self.approvals.pending_for(&detail.thread.id);
+        let id = &detail.thread.id;
+        detail.pending_approvals = self.approvals.pending_for(id).await;
+        detail.pending_user_inputs = self.user_inputs.pending_for(id).await;
+        detail.pending_dynamic_tool_calls = self.client_tools.pending_for(id).await;
         Ok(detail)
     }
 
@@ -230,8 +251,10 @@ impl TurnManager {
                     }
                 }
                 Ok(history) => {
-                    let approvals = ApprovalGate {
+                    let client = ClientGate {
                         approvals: manager.approvals.clone(),
+                        user_inputs: manager.user_inputs.clone(),
+                        tools: manager.client_tools.clone(),
                         thread_id: thread.id.clone(),
                         turn_id: turn.id.clone(),
                         auto: settings.auto_approve || settings.mode == "yolo",
@@ -245,7 +268,7 @@ impl TurnManager {
                         steers,
                         interrupt: interrupt.clone(),
                         items,
-                        approvals,
+                        client,
                     };
                     let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
                     tokio::select! {
@@ -257,7 +280,7 @@ impl TurnManager {
                     }
                 }
             };
-            manager.approvals.cancel_turn(&turn_id);
+            manager.cancel_waiting(&turn_id, &outcome).await;
             // The engine's ItemWriter was dropped with it: the writer drains.
             let drained = match writer.await {
                 Ok(result) => result,
@@ -283,8 +306,26 @@ impl TurnManager {
         });
     }
 
-    /// Writes the terminal state: open items closed, the turn record, and
-    /// exactly one turn.completed, in one transaction.
+    /// Settles what a finished turn left waiting on its client, each with
+    /// its terminal event, before turn.completed.
+    async fn cancel_waiting(&self, turn_id: &str, outcome: &Outcome) {
+        let reason = match outcome {
+            Outcome::Interrupted { .. } => "interrupted",
+            _ => "turn_ended",
+        };
+        let results = [
+            self.approvals.cancel_turn(turn_id).await,
+            self.user_inputs.cancel_turn(turn_id).await,
+            self.client_tools.cancel_turn(turn_id, reason).await,
+        ];
+        for error in results.into_iter().filter_map(Result::err) {
+            tracing::error!(%error, "settling a finished turn's pending requests failed");
+        }
+    }
+
+    /// Writes the terminal state: `settled` (receipts for requests a
+    /// previous process left waiting), open items closed, the turn record,
+    /// and exactly one turn.completed, in one transaction.
     async fn finish(
         &self,
         mut turn: TurnRecord,
@@ -298,6 +339,11 @@ impl TurnManager {
             Outcome::Interrupted { usage } => (TurnStatus::Interrupted, None, usage),
         };
         let mut tx = self.store.begin_write().await?;
+        if recovered {
+            for event in unsettled_requests(tx.conn(), &turn).await? {
+                tx.append(event).await?;
+            }
+        }
         // Counted by the store, not here: steers may have raced the end.
         if let Some(current) = store::turns::get(tx.conn(), &turn.id).await? {
             turn.steer_count = current.steer_count;
@@ -538,14 +584,21 @@ fn usage_of(outcome: &Outcome) -> Usage {
 }
 
 fn settings(thread: &ThreadRow, overrides: Option<&StartTurn>) -> Result<TurnSettings, ApiError> {
+    let thread_tools = ThreadRecord::from(thread.clone()).dynamic_tools;
     let mut settings = TurnSettings {
         model: thread.model.clone(),
         mode: thread.mode.clone(),
         allow_shell: thread.allow_shell,
         trust_mode: thread.trust_mode,
         auto_approve: thread.auto_approve,
+        dynamic_tools: thread_tools,
     };
     if let Some(o) = overrides {
+        if let Some(tools) = &o.dynamic_tools {
+            client_tools::validate(tools)?;
+            settings.dynamic_tools = client_tools::merge(&settings.dynamic_tools, tools);
+            client_tools::validate(&settings.dynamic_tools)?;
+        }
         if let Some(model) = &o.model {
             if model.trim().is_empty() {
                 return Err(ApiError::bad_request("model must not be empty"));
@@ -600,6 +653,61 @@ async fn record_user_message(
         .await?;
     }
     Ok(())
+}
+
+/// Terminal receipts for the requests of `turn` that a previous process
+/// left without one: client tool calls are canceled
+/// `{reason: "process_restart"}`, questions canceled, approvals denied.
+async fn unsettled_requests(
+    conn: &mut sqlx::SqliteConnection,
+    turn: &TurnRecord,
+) -> Result<Vec<NewEvent>, StoreError> {
+    let events = store::events::of_turn(conn, &turn.thread_id, &turn.id).await?;
+    let settled: std::collections::HashSet<String> = events
+        .iter()
+        .filter(|e| !e.event.ends_with(".required") && e.event != "tool_call.requested")
+        .filter_map(|e| request_id(&e.payload))
+        .collect();
+    let mut receipts = Vec::new();
+    for requested in &events {
+        let payload: serde_json::Value =
+            serde_json::from_str(&requested.payload).unwrap_or_default();
+        let Some(id) = request_id(&requested.payload).filter(|id| !settled.contains(id)) else {
+            continue;
+        };
+        let (name, body) = match requested.event.as_str() {
+            "tool_call.requested" => (
+                "tool_call.canceled",
+                client_tools::canceled_by_restart(&payload),
+            ),
+            "user_input.required" => (
+                "user_input.canceled",
+                json!({ "id": id, "input_id": id, "reason": "process_restart", "terminal": true, "recovered": true }),
+            ),
+            "approval.required" => (
+                "approval.decided",
+                json!({ "approval_id": id, "decision": "deny", "canceled": true, "terminal": true, "recovered": true }),
+            ),
+            _ => continue,
+        };
+        receipts.push(NewEvent {
+            thread_id: turn.thread_id.clone(),
+            turn_id: Some(turn.id.clone()),
+            item_id: None,
+            event: name,
+            payload: body,
+        });
+    }
+    Ok(receipts)
+}
+
+/// The request id an approval, user-input or tool-call event is about.
+fn request_id(payload: &str) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(payload).ok()?;
+    ["approval_id", "input_id", "call_id"]
+        .iter()
+        .find_map(|key| value[*key].as_str())
+        .map(str::to_string)
 }
 
 fn turn_not_found(turn_id: &str) -> ApiError {

@@ -112,3 +112,22 @@ pub async fn latest_seq_in(
         .await?;
     Ok(seq.unwrap_or(0))
 }
+
+/// A turn's request and settlement events (approvals, user input, client
+/// tool calls), oldest first: what restart recovery reconciles.
+pub async fn of_turn(
+    conn: &mut sqlx::SqliteConnection,
+    thread_id: &str,
+    turn_id: &str,
+) -> Result<Vec<StoredEvent>, StoreError> {
+    Ok(sqlx::query_as(
+        "SELECT seq, thread_id, turn_id, item_id, event, timestamp, payload
+         FROM events WHERE thread_id = ?1 AND turn_id = ?2
+           AND (event LIKE 'approval.%' OR event LIKE 'user_input.%' OR event LIKE 'tool_call.%')
+         ORDER BY seq",
+    )
+    .bind(thread_id)
+    .bind(turn_id)
+    .fetch_all(conn)
+    .await?)
+}

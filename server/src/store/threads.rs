@@ -45,6 +45,8 @@ impl From<ThreadRow> for ThreadRecord {
             latest_turn_id: row.latest_turn_id,
             latest_response_bookmark: row.latest_response_bookmark,
             archived: row.archived,
+            // Validated when written; an unreadable value offers no tools.
+            dynamic_tools: serde_json::from_str(&row.dynamic_tools).unwrap_or_default(),
         }
     }
 }

@@ -25,7 +25,7 @@ pub const PORT: u16 = 7878;
 pub const ORIGIN: &str = "http://127.0.0.1:7878";
 pub const TOKEN: &str = "cwrt_test_token_0123456789abcdef";
 /// Short, so approval-timeout tests run quickly.
-pub const APPROVAL_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1500);
+pub const WAIT_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1500);
 
 pub struct Harness {
     pub app: Router,
@@ -78,7 +78,7 @@ impl Harness {
             token,
             cors_origins: codewhale::cors::origins(&[], &[]).unwrap(),
             default_workspace: std::env::current_dir().unwrap(),
-            approval_timeout: APPROVAL_TIMEOUT,
+            wait_timeout: WAIT_TIMEOUT,
             pricing: Default::default(),
         };
         let (state, stop) = AppState::new(runtime, web, store, engine);

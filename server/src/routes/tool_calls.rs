@@ -1,0 +1,30 @@
+//! `POST /v1/threads/{id}/turns/{turn_id}/tool-calls/{call_id}/result`:
+//! a client returns what its tool produced. 202 means durably accepted,
+//! not that the model has read it.
+
+use crate::{error::ApiError, extract::Json, state::AppState};
+use app::protocol::DynamicToolResult;
+use axum::{
+    extract::{Path, State},
+    http::StatusCode,
+    routing::post,
+    Router,
+};
+use serde_json::Value;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route(
+        "/v1/threads/{id}/turns/{turn_id}/tool-calls/{call_id}/result",
+        post(submit),
+    )
+}
+
+async fn submit(
+    State(state): State<AppState>,
+    Path((id, turn_id, call_id)): Path<(String, String, String)>,
+    Json(result): Json<DynamicToolResult>,
+) -> Result<(StatusCode, axum::Json<Value>), ApiError> {
+    let tools = state.turns.client_tools();
+    let accepted = tools.submit(&id, &turn_id, &call_id, result).await?;
+    Ok((StatusCode::ACCEPTED, axum::Json(accepted)))
+}

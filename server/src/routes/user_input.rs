@@ -1,0 +1,26 @@
+//! `POST /v1/user-input/{thread_id}/{input_id}`: answers to the model's
+//! questions. The answers go to the running turn and nowhere else.
+
+use crate::{error::ApiError, extract::Json, state::AppState};
+use app::protocol::AnswerUserInput;
+use axum::{
+    extract::{Path, State},
+    routing::post,
+    Router,
+};
+use serde_json::Value;
+
+pub fn router() -> Router<AppState> {
+    Router::new().route("/v1/user-input/{thread_id}/{input_id}", post(answer))
+}
+
+async fn answer(
+    State(state): State<AppState>,
+    Path((thread_id, input_id)): Path<(String, String)>,
+    Json(body): Json<AnswerUserInput>,
+) -> Result<axum::Json<Value>, ApiError> {
+    let inputs = state.turns.user_inputs();
+    Ok(axum::Json(
+        inputs.answer(&thread_id, &input_id, body).await?,
+    ))
+}

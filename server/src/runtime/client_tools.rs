@@ -1,0 +1,315 @@
+//! Client-executed (dynamic) tools: the model calls a tool a client
+//! registered; the runtime publishes `tool_call.requested` and waits for
+//! the client's result. Exactly one of `tool_call.resolved`,
+//! `tool_call.timeout` and `tool_call.canceled` becomes durable per call,
+//! and it is durable before the result reaches the model. Lifecycle
+//! events carry identifiers and status, never result content.
+
+use super::{
+    ids,
+    pending::{detached, turn_event as event, PendingSet, Waited},
+};
+use crate::{
+    error::ApiError,
+    store::{Store, StoreError},
+};
+use app::protocol::{DynamicToolCall, DynamicToolResult, DynamicToolSpec};
+use serde_json::{json, Value};
+use std::{collections::HashSet, sync::Arc, time::Duration};
+
+/// Calls that may wait at once in one thread.
+pub const MAX_PENDING_PER_THREAD: usize = 128;
+/// Tools a thread or a turn may register.
+pub const MAX_TOOLS: usize = 128;
+/// Names the built-in tools use; a client tool may not shadow them.
+const RESERVED: [&str; 14] = [
+    "read_file",
+    "list_dir",
+    "grep_files",
+    "file_search",
+    "git_status",
+    "git_diff",
+    "write_file",
+    "edit_file",
+    "apply_patch",
+    "exec_shell",
+    "update_plan",
+    "request_user_input",
+    "shell",
+    "search",
+];
+
+pub struct ClientTools {
+    pending: PendingSet<DynamicToolResult>,
+    timeout: Duration,
+}
+
+/// How a call ended, as the engine sees it.
+#[derive(Debug)]
+pub enum CallEnd {
+    Resolved(DynamicToolResult),
+    TimedOut,
+    Canceled,
+    /// Too many calls of this thread are already waiting.
+    Busy,
+}
+
+impl ClientTools {
+    pub fn new(store: Arc<Store>, timeout: Duration) -> Self {
+        Self {
+            pending: PendingSet::new(store),
+            timeout,
+        }
+    }
+
+    /// Publishes the call and waits for its single settlement.
+    pub async fn call(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+        spec: &DynamicToolSpec,
+        arguments: Value,
+    ) -> Result<CallEnd, StoreError> {
+        let call = DynamicToolCall {
+            thread_id: thread_id.to_string(),
+            turn_id: turn_id.to_string(),
+            call_id: ids::new("call_"),
+            namespace: spec.namespace.clone(),
+            tool: spec.name.clone(),
+            arguments,
+        };
+        let call_id = call.call_id.clone();
+        let mut view = serde_json::to_value(&call).unwrap_or_default();
+        view["id"] = json!(call_id);
+        let requested = event(thread_id, turn_id, "tool_call.requested", view.clone());
+        let waiting = (thread_id.to_string(), turn_id.to_string(), view);
+        let opened = self
+            .pending
+            .open(
+                &call_id,
+                waiting,
+                vec![requested],
+                Some(MAX_PENDING_PER_THREAD),
+            )
+            .await?;
+        let Ok(receiver) = opened else {
+            return Ok(CallEnd::Busy);
+        };
+        let timeout_secs = self.timeout.as_secs();
+        let waited = self
+            .pending
+            .wait(&call_id, receiver, self.timeout, |w| {
+                vec![event(
+                    thread_id,
+                    turn_id,
+                    "tool_call.timeout",
+                    lifecycle(
+                        &call_id,
+                        w,
+                        json!({ "status": "timeout", "timeout_secs": timeout_secs }),
+                    ),
+                )]
+            })
+            .await?;
+        Ok(match waited {
+            Waited::Answered(result) => CallEnd::Resolved(result),
+            Waited::TimedOut => CallEnd::TimedOut,
+            Waited::Canceled => CallEnd::Canceled,
+        })
+    }
+
+    /// `POST /v1/threads/{id}/turns/{turn_id}/tool-calls/{call_id}/result`:
+    /// 202 once `tool_call.resolved` is durable. A wrong route, an unknown
+    /// call or one already settled → 404.
+    pub async fn submit(
+        self: &Arc<Self>,
+        thread_id: &str,
+        turn_id: &str,
+        call_id: &str,
+        result: DynamicToolResult,
+    ) -> Result<Value, ApiError> {
+        let tools = Arc::clone(self);
+        let route = [thread_id, turn_id, call_id].map(str::to_string);
+        detached(async move {
+            let [thread_id, turn_id, call_id] = route;
+            let not_found =
+                || ApiError::NotFound(format!("no pending tool call {call_id} in turn {turn_id}"));
+            let claim = tools.pending.claim(&call_id).await.ok_or_else(not_found)?;
+            let waiting = claim.waiting();
+            if waiting.thread_id != thread_id || waiting.turn_id != turn_id {
+                return Err(not_found());
+            }
+            let payload = lifecycle(
+                &call_id,
+                waiting,
+                json!({ "status": "resolved", "success": result.success, "result_accepted": true }),
+            );
+            tools
+                .pending
+                .commit(vec![event(
+                    &thread_id,
+                    &turn_id,
+                    "tool_call.resolved",
+                    payload,
+                )])
+                .await?;
+            claim.settle(Some(result));
+            Ok(json!({ "accepted": true, "call_id": call_id }))
+        })
+        .await
+    }
+
+    pub async fn pending_for(&self, thread_id: &str) -> Vec<Value> {
+        self.pending.views_for(thread_id).await
+    }
+
+    /// Cancels a finished turn's calls (receipt first).
+    pub async fn cancel_turn(&self, turn_id: &str, reason: &str) -> Result<usize, StoreError> {
+        self.pending
+            .cancel_turn(turn_id, |id, waiting| {
+                vec![event(
+                    &waiting.thread_id,
+                    &waiting.turn_id,
+                    "tool_call.canceled",
+                    lifecycle(
+                        id,
+                        waiting,
+                        json!({ "status": "canceled", "reason": reason, "terminal": true }),
+                    ),
+                )]
+            })
+            .await
+    }
+}
+
+/// A terminal event's payload: the call's identifiers plus `extra`.
+fn lifecycle<A>(call_id: &str, waiting: &super::pending::Waiting<A>, extra: Value) -> Value {
+    let mut payload = json!({
+        "thread_id": waiting.thread_id,
+        "turn_id": waiting.turn_id,
+        "call_id": call_id,
+        "namespace": waiting.view["namespace"],
+        "tool": waiting.view["tool"],
+    });
+    if let (Some(target), Some(extra)) = (payload.as_object_mut(), extra.as_object()) {
+        target.extend(extra.clone());
+    }
+    payload
+}
+
+/// The payload of `tool_call.canceled` for a call found unsettled after a
+/// restart.
+pub fn canceled_by_restart(requested: &Value) -> Value {
+    json!({
+        "thread_id": requested["thread_id"],
+        "turn_id": requested["turn_id"],
+        "call_id": requested["call_id"],
+        "namespace": requested["namespace"],
+        "tool": requested["tool"],
+        "status": "canceled",
+        "reason": "process_restart",
+        "terminal": true,
+        "recovered": true,
+    })
+}
+
+/// The function name the model sees: `namespace__name`, or `name`.
+pub fn function_name(spec: &DynamicToolSpec) -> String {
+    match &spec.namespace {
+        Some(namespace) => format!("{namespace}__{}", spec.name),
+        None => spec.name.clone(),
+    }
+}
+
+/// Checks registered tools: valid names that do not shadow a built-in or
+/// each other, an object schema, and bounded counts.
+pub fn validate(tools: &[DynamicToolSpec]) -> Result<(), ApiError> {
+    if tools.len() > MAX_TOOLS {
+        return Err(ApiError::bad_request(format!(
+            "at most {MAX_TOOLS} dynamic tools"
+        )));
+    }
+    let mut names = HashSet::new();
+    for tool in tools {
+        let name_ok = |s: &str| {
+            !s.is_empty()
+                && s.len() <= 64
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+        };
+        if !name_ok(&tool.name) || tool.namespace.as_deref().is_some_and(|n| !name_ok(n)) {
+            return Err(ApiError::bad_request(
+                "dynamic tool names and namespaces are 1-64 letters, digits, '_' or '-'",
+            ));
+        }
+        let function = function_name(tool);
+        if function.len() > 64 {
+            return Err(ApiError::bad_request(format!(
+                "dynamic tool {function:?}: namespace and name together exceed 64 characters"
+            )));
+        }
+        if RESERVED.contains(&function.as_str()) {
+            return Err(ApiError::bad_request(format!(
+                "dynamic tool {function:?} would shadow a built-in tool"
+            )));
+        }
+        if !names.insert(function.clone()) {
+            return Err(ApiError::bad_request(format!(
+                "dynamic tool {function:?} is registered twice"
+            )));
+        }
+        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
+            return Err(ApiError::bad_request(format!(
+                "dynamic tool {function:?}: input_schema must be a JSON Schema with \"type\": \"object\""
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The thread's tools with the turn's added; a turn's tool replaces a
+/// thread tool of the same name.
+pub fn merge(thread: &[DynamicToolSpec], turn: &[DynamicToolSpec]) -> Vec<DynamicToolSpec> {
+    let overridden: HashSet<String> = turn.iter().map(function_name).collect();
+    thread
+        .iter()
+        .filter(|t| !overridden.contains(&function_name(t)))
+        .chain(turn)
+        .cloned()
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(namespace: Option<&str>, name: &str) -> DynamicToolSpec {
+        DynamicToolSpec {
+            namespace: namespace.map(str::to_string),
+            name: name.into(),
+            description: String::new(),
+            input_schema: json!({"type": "object"}),
+        }
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert!(validate(&[spec(Some("ide"), "open_file"), spec(None, "open_file")]).is_ok());
+        assert!(validate(&[spec(None, "read_file")]).is_err());
+        assert!(validate(&[spec(None, "bad name")]).is_err());
+        assert!(validate(&[spec(Some("a"), "b"), spec(Some("a"), "b")]).is_err());
+        assert!(validate(&[spec(Some(&"n".repeat(40)), &"m".repeat(40))]).is_err());
+        let mut no_schema = spec(None, "x");
+        no_schema.input_schema = json!({"type": "string"});
+        assert!(validate(&[no_schema]).is_err());
+    }
+
+    #[test]
+    fn a_turn_tool_replaces_the_thread_tool_of_that_name() {
+        let mut newer = spec(Some("ide"), "open");
+        newer.description = "newer".into();
+        let merged = merge(&[spec(Some("ide"), "open"), spec(None, "x")], &[newer]);
+        assert_eq!(merged.len(), 2);
+        assert_eq!(merged[1].description, "newer");
+    }
+}

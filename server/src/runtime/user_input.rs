@@ -1,0 +1,222 @@
+//! User input: the model asks the user questions (`request_user_input`)
+//! and waits for the answers. The question is durable
+//! (`user_input.required`); the answers never are. `user_input.answered`
+//! is a receipt without content, committed before the answers reach the
+//! engine; a turn that ends first cancels with `user_input.canceled`.
+
+use super::{
+    ids,
+    pending::{detached, turn_event as event, PendingSet, Waited},
+};
+use crate::{
+    error::ApiError,
+    store::{Store, StoreError},
+};
+use app::protocol::{Answer, AnswerUserInput, UserInputRequest};
+use serde_json::{json, Value};
+use std::{collections::HashSet, sync::Arc, time::Duration};
+
+const MAX_QUESTIONS: usize = 20;
+const MAX_OPTIONS: usize = 20;
+const MAX_ANSWER_BYTES: usize = 64 * 1024;
+
+pub struct UserInputs {
+    pending: PendingSet<Vec<Answer>>,
+    timeout: Duration,
+}
+
+/// How a question ended, as the engine sees it.
+#[derive(Debug)]
+pub enum Reply {
+    Answered(Vec<Answer>),
+    TimedOut,
+    Canceled,
+}
+
+impl UserInputs {
+    pub fn new(store: Arc<Store>, timeout: Duration) -> Self {
+        Self {
+            pending: PendingSet::new(store),
+            timeout,
+        }
+    }
+
+    /// Asks and waits. The request must be valid (see [`validate`]).
+    pub async fn ask(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+        request: UserInputRequest,
+    ) -> Result<Reply, StoreError> {
+        let input_id = ids::new("input_");
+        let view = json!({
+            "id": input_id, "input_id": input_id, "thread_id": thread_id,
+            "turn_id": turn_id, "request": request,
+        });
+        let required = event(thread_id, turn_id, "user_input.required", view.clone());
+        let waiting = (thread_id.to_string(), turn_id.to_string(), view);
+        let Ok(receiver) = self
+            .pending
+            .open(&input_id, waiting, vec![required], None)
+            .await?
+        else {
+            return Ok(Reply::Canceled);
+        };
+        let timeout_secs = self.timeout.as_secs();
+        let waited = self
+            .pending
+            .wait(&input_id, receiver, self.timeout, |_| {
+                vec![event(
+                    thread_id,
+                    turn_id,
+                    "user_input.canceled",
+                    json!({ "id": input_id, "input_id": input_id, "reason": "timeout", "timeout_secs": timeout_secs }),
+                )]
+            })
+            .await?;
+        Ok(match waited {
+            Waited::Answered(answers) => Reply::Answered(answers),
+            Waited::TimedOut => Reply::TimedOut,
+            Waited::Canceled => Reply::Canceled,
+        })
+    }
+
+    /// `POST /v1/user-input/{thread_id}/{input_id}`: only the exact pending
+    /// pair is accepted (404 otherwise, and nothing reaches the engine).
+    pub async fn answer(
+        self: &Arc<Self>,
+        thread_id: &str,
+        input_id: &str,
+        body: AnswerUserInput,
+    ) -> Result<Value, ApiError> {
+        let inputs = Arc::clone(self);
+        let (thread_id, input_id) = (thread_id.to_string(), input_id.to_string());
+        detached(async move { inputs.settle(&thread_id, &input_id, body.answers).await }).await
+    }
+
+    async fn settle(
+        &self,
+        thread_id: &str,
+        input_id: &str,
+        answers: Vec<Answer>,
+    ) -> Result<Value, ApiError> {
+        let not_found = || ApiError::NotFound(format!("no pending user input {input_id}"));
+        let claim = self.pending.claim(input_id).await.ok_or_else(not_found)?;
+        let waiting = claim.waiting();
+        if waiting.thread_id != thread_id {
+            return Err(not_found());
+        }
+        let request: UserInputRequest = serde_json::from_value(waiting.view["request"].clone())
+            .map_err(|e| crate::store::StoreError::Corrupt(e.to_string()))?;
+        check_answers(&request, &answers)?;
+        let turn_id = waiting.turn_id.clone();
+        self.pending
+            .commit(vec![event(
+                thread_id,
+                &turn_id,
+                "user_input.answered",
+                json!({ "id": input_id, "input_id": input_id }),
+            )])
+            .await?;
+        let delivered = claim.settle(Some(answers));
+        Ok(json!({ "ok": true, "input_id": input_id, "delivered": delivered }))
+    }
+
+    pub async fn pending_for(&self, thread_id: &str) -> Vec<Value> {
+        self.pending.views_for(thread_id).await
+    }
+
+    /// Cancels a finished turn's questions (receipt first).
+    pub async fn cancel_turn(&self, turn_id: &str) -> Result<usize, StoreError> {
+        self.pending
+            .cancel_turn(turn_id, |id, waiting| {
+                vec![event(
+                    &waiting.thread_id,
+                    &waiting.turn_id,
+                    "user_input.canceled",
+                    json!({ "id": id, "input_id": id, "reason": "turn_ended", "terminal": true }),
+                )]
+            })
+            .await
+    }
+}
+
+/// Checks what the model asked: ids present and unique, text present,
+/// sizes bounded, and every question answerable.
+pub fn validate(request: &UserInputRequest) -> Result<(), String> {
+    if request.questions.is_empty() || request.questions.len() > MAX_QUESTIONS {
+        return Err(format!("ask between 1 and {MAX_QUESTIONS} questions"));
+    }
+    let mut seen = HashSet::new();
+    for q in &request.questions {
+        if q.id.trim().is_empty() || !seen.insert(q.id.as_str()) {
+            return Err("every question needs a unique, non-empty id".into());
+        }
+        if q.question.trim().is_empty() {
+            return Err(format!("question {:?} has no text", q.id));
+        }
+        if q.options.len() > MAX_OPTIONS {
+            return Err(format!(
+                "question {:?} has more than {MAX_OPTIONS} options",
+                q.id
+            ));
+        }
+        if q.options.iter().any(|o| o.label.trim().is_empty()) {
+            return Err(format!("question {:?} has an option without a label", q.id));
+        }
+        if q.options.is_empty() && !q.allow_free_text {
+            return Err(format!(
+                "question {:?} has no options and does not allow free text",
+                q.id
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Every question answered exactly as it allows: a known option or free
+/// text when allowed, one answer unless multi-select.
+fn check_answers(request: &UserInputRequest, answers: &[Answer]) -> Result<(), ApiError> {
+    let bad = |message: String| Err(ApiError::BadRequest(message));
+    let size: usize = answers.iter().map(|a| a.value.len() + a.label.len()).sum();
+    if size > MAX_ANSWER_BYTES {
+        return bad(format!("answers exceed {MAX_ANSWER_BYTES} bytes"));
+    }
+    if let Some(unknown) = answers
+        .iter()
+        .find(|a| !request.questions.iter().any(|q| q.id == a.id))
+    {
+        return bad(format!("no question with id {:?}", unknown.id));
+    }
+    for q in &request.questions {
+        let given: Vec<&Answer> = answers.iter().filter(|a| a.id == q.id).collect();
+        if given.is_empty() || given.iter().all(|a| a.value.trim().is_empty()) {
+            return bad(format!("question {:?} is not answered", q.id));
+        }
+        if given.len() > 1 && !q.multi_select {
+            return bad(format!("question {:?} takes one answer", q.id));
+        }
+        let is_option = |a: &&Answer| q.options.iter().any(|o| o.label == a.value);
+        if !q.allow_free_text && !given.iter().all(is_option) {
+            return bad(format!("question {:?} takes one of its options", q.id));
+        }
+    }
+    Ok(())
+}
+
+/// The answers as the model reads them (never stored).
+pub fn answers_text(request: &UserInputRequest, answers: &[Answer]) -> String {
+    request
+        .questions
+        .iter()
+        .map(|q| {
+            let values: Vec<&str> = answers
+                .iter()
+                .filter(|a| a.id == q.id)
+                .map(|a| a.value.as_str())
+                .collect();
+            format!("{}: {}", q.question, values.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
