@@ -2,6 +2,7 @@
 //! names the file, never a silent default.
 
 use crate::error::RunError;
+use chrono::{DateTime, Utc};
 use serde::Deserialize;
 use std::{collections::BTreeMap, path::Path};
 
@@ -19,8 +20,9 @@ pub struct Config {
     #[serde(default)]
     pub providers: BTreeMap<String, ProviderEntry>,
     /// USD per million tokens, by model id; overrides the built-in table.
+    /// One table (`[pricing.m]`) or several dated ones (`[[pricing.m]]`).
     #[serde(default)]
-    pub pricing: BTreeMap<String, Price>,
+    pub pricing: BTreeMap<String, Prices>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
@@ -30,6 +32,47 @@ pub struct Price {
     pub output: f64,
     /// Cache-hit input tokens; defaults to the input price.
     pub cached: Option<f64>,
+    /// When this price took effect (RFC 3339); absent: from the beginning.
+    #[serde(default, deserialize_with = "rfc3339")]
+    pub since: Option<DateTime<Utc>>,
+}
+
+/// A model's prices over time, from either TOML form. Hand-written rather
+/// than `#[serde(untagged)]` so a typo still gets serde's precise message
+/// instead of "did not match any variant".
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Prices(pub Vec<Price>);
+
+impl<'de> Deserialize<'de> for Prices {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct OneOrMany;
+        impl<'de> serde::de::Visitor<'de> for OneOrMany {
+            type Value = Prices;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a price table or an array of price tables")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, map: A) -> Result<Prices, A::Error> {
+                Price::deserialize(serde::de::value::MapAccessDeserializer::new(map))
+                    .map(|price| Prices(vec![price]))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, seq: A) -> Result<Prices, A::Error> {
+                Vec::<Price>::deserialize(serde::de::value::SeqAccessDeserializer::new(seq))
+                    .map(Prices)
+            }
+        }
+        deserializer.deserialize_any(OneOrMany)
+    }
+}
+
+fn rfc3339<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<DateTime<Utc>>, D::Error> {
+    let text = String::deserialize(d)?;
+    DateTime::parse_from_rfc3339(&text)
+        .map(|t| Some(t.with_timezone(&Utc)))
+        .map_err(|_| {
+            serde::de::Error::custom(format!(
+                "since must be an RFC 3339 timestamp like 2026-01-01T00:00:00Z (got {text:?})"
+            ))
+        })
 }
 
 #[derive(Clone, Debug, Default, Deserialize)]
@@ -41,6 +84,9 @@ pub struct ProviderEntry {
     #[serde(default)]
     pub models: Vec<String>,
     pub default_model: Option<String>,
+    /// Seconds without a byte from the stream before the call fails
+    /// (default 90; `CODEWHALE_PROVIDER_IDLE_TIMEOUT_SECS` overrides all).
+    pub idle_timeout_secs: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]

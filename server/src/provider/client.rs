@@ -12,7 +12,6 @@ use serde_json::Value;
 use std::{pin::Pin, time::Duration};
 
 pub const HEADERS_TIMEOUT: Duration = Duration::from_secs(45);
-pub const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 const RETRIES: u32 = 3;
 const BACKOFF_BASE: Duration = Duration::from_millis(250);
 
@@ -43,6 +42,8 @@ pub enum ProviderError {
     Network { provider: String, message: String },
     #[error("{provider} sent nothing for {seconds} s")]
     Timeout { provider: String, seconds: u64 },
+    #[error("{provider} stopped streaming: nothing for {seconds} s (the idle timeout; set idle_timeout_secs under [providers.{provider}] or CODEWHALE_PROVIDER_IDLE_TIMEOUT_SECS)")]
+    Idle { provider: String, seconds: u64 },
     #[error("{provider} sent a malformed stream: {message}")]
     Protocol { provider: String, message: String },
 }
@@ -90,6 +91,7 @@ impl Default for ChatClient {
 /// A completion being streamed.
 pub struct CompletionStream {
     provider: String,
+    idle_timeout: Duration,
     frames: Frames,
     pending: std::collections::VecDeque<Delta>,
     done: bool,
@@ -115,6 +117,7 @@ impl ChatClient {
                         .map(|r| r.map_err(|e| e.to_string()));
                     return Ok(CompletionStream {
                         provider: provider.id.clone(),
+                        idle_timeout: provider.idle_timeout,
                         frames: Box::pin(frames),
                         pending: Default::default(),
                         done: false,
@@ -215,11 +218,11 @@ impl CompletionStream {
             if self.done {
                 return None;
             }
-            let frame = match tokio::time::timeout(IDLE_TIMEOUT, self.frames.next()).await {
+            let frame = match tokio::time::timeout(self.idle_timeout, self.frames.next()).await {
                 Err(_) => {
-                    return Some(Err(ProviderError::Timeout {
+                    return Some(Err(ProviderError::Idle {
                         provider: self.provider.clone(),
-                        seconds: IDLE_TIMEOUT.as_secs(),
+                        seconds: self.idle_timeout.as_secs(),
                     }))
                 }
                 Ok(None) => {

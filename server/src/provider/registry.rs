@@ -6,7 +6,11 @@ use crate::{
     config::{Config, ProviderEntry},
     error::ApiError,
 };
-use std::collections::BTreeMap;
+use std::{collections::BTreeMap, time::Duration};
+
+/// Overrides every provider's `idle_timeout_secs` (read at each turn).
+pub const IDLE_TIMEOUT_ENV: &str = "CODEWHALE_PROVIDER_IDLE_TIMEOUT_SECS";
+const DEFAULT_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
 
 const NOT_CONFIGURED: &str =
     "no model provider is configured: set DEEPSEEK_API_KEY or add a provider to config.toml";
@@ -18,6 +22,7 @@ struct Provider {
     api_key_env: Option<String>,
     models: Vec<String>,
     default_model: Option<String>,
+    idle_timeout_secs: Option<u64>,
 }
 
 /// A provider chosen for one turn.
@@ -26,6 +31,8 @@ pub struct ResolvedProvider {
     pub id: String,
     pub base_url: String,
     pub model: String,
+    /// How long the stream may stay silent before the call fails.
+    pub idle_timeout: Duration,
     pub(super) api_key: Option<String>,
 }
 
@@ -35,6 +42,7 @@ impl std::fmt::Debug for ResolvedProvider {
             .field("id", &self.id)
             .field("base_url", &self.base_url)
             .field("model", &self.model)
+            .field("idle_timeout", &self.idle_timeout)
             .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
             .finish()
     }
@@ -58,6 +66,7 @@ impl Providers {
                 api_key_env: Some("DEEPSEEK_API_KEY".into()),
                 models: vec!["deepseek-chat".into(), "deepseek-reasoner".into()],
                 default_model: Some("deepseek-chat".into()),
+                idle_timeout_secs: None,
             },
         );
         providers.insert(
@@ -68,6 +77,7 @@ impl Providers {
                 api_key_env: Some("OPENAI_API_KEY".into()),
                 models: vec!["gpt-4.1-mini".into(), "gpt-4.1".into()],
                 default_model: Some("gpt-4.1-mini".into()),
+                idle_timeout_secs: None,
             },
         );
         for (id, entry) in &config.providers {
@@ -137,13 +147,40 @@ impl Providers {
                     "provider {id:?} has no model: set default_model in config.toml"
                 ))
             })?;
+        let idle_timeout = idle_timeout(
+            &id,
+            entry.idle_timeout_secs,
+            std::env::var(IDLE_TIMEOUT_ENV).ok().as_deref(),
+        )
+        .map_err(ApiError::bad_request)?;
         Ok(ResolvedProvider {
             id,
             base_url: entry.base_url.trim_end_matches('/').to_string(),
             model,
+            idle_timeout,
             api_key,
         })
     }
+}
+
+/// The environment's override, else the provider's setting, else 90 s. A
+/// zero or unreadable value is refused rather than silently replaced.
+fn idle_timeout(id: &str, configured: Option<u64>, env: Option<&str>) -> Result<Duration, String> {
+    let env = env.map(str::trim).filter(|v| !v.is_empty());
+    let (seconds, source) = match (env, configured) {
+        (Some(text), _) => (
+            text.parse::<u64>().map_err(|_| {
+                format!("{IDLE_TIMEOUT_ENV} must be a whole number of seconds (got {text:?})")
+            })?,
+            IDLE_TIMEOUT_ENV.to_string(),
+        ),
+        (None, Some(seconds)) => (seconds, format!("idle_timeout_secs of provider {id:?}")),
+        (None, None) => return Ok(DEFAULT_IDLE_TIMEOUT),
+    };
+    if seconds == 0 {
+        return Err(format!("{source} must be at least 1 second"));
+    }
+    Ok(Duration::from_secs(seconds))
 }
 
 fn usable(provider: &Provider) -> bool {
@@ -173,5 +210,46 @@ fn merge(base: Option<&Provider>, entry: &ProviderEntry) -> Provider {
             .default_model
             .clone()
             .or_else(|| base.and_then(|b| b.default_model.clone())),
+        idle_timeout_secs: entry
+            .idle_timeout_secs
+            .or_else(|| base.and_then(|b| b.idle_timeout_secs)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_timeout_default_config_and_override() {
+        let secs = |d: Result<Duration, String>| d.map(|d| d.as_secs());
+        assert_eq!(secs(idle_timeout("p", None, None)), Ok(90));
+        assert_eq!(secs(idle_timeout("p", Some(5), None)), Ok(5));
+        assert_eq!(secs(idle_timeout("p", Some(5), Some(" 7 "))), Ok(7));
+        assert_eq!(secs(idle_timeout("p", None, Some(""))), Ok(90));
+        let zero = idle_timeout("p", Some(0), None).unwrap_err();
+        assert!(
+            zero.contains("idle_timeout_secs of provider \"p\""),
+            "{zero}"
+        );
+        let bad = idle_timeout("p", Some(5), Some("soon")).unwrap_err();
+        assert!(
+            bad.contains(IDLE_TIMEOUT_ENV) && bad.contains("soon"),
+            "{bad}"
+        );
+    }
+
+    #[test]
+    fn idle_timeout_comes_from_config() {
+        let config: Config = toml::from_str(
+            "[providers.local]\nbase_url = \"http://127.0.0.1:1\"\nmodels = [\"m\"]\nidle_timeout_secs = 3\n",
+        )
+        .unwrap();
+        let providers = Providers::from_config(&config);
+        let resolved = providers.resolve(Some("local"), None).unwrap();
+        // The environment override is unset in the test process.
+        if std::env::var(IDLE_TIMEOUT_ENV).is_err() {
+            assert_eq!(resolved.idle_timeout, Duration::from_secs(3));
+        }
     }
 }

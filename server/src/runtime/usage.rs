@@ -68,7 +68,7 @@ pub async fn report(
     for row in rows {
         let usage: Usage = serde_json::from_str(&row.usage)
             .map_err(|e| StoreError::Corrupt(format!("turns.usage: {e}")))?;
-        let cost = pricing.cost(row.effective_model.as_deref(), &usage);
+        let cost = pricing.cost(row.effective_model.as_deref(), &usage, &row.created_at);
         let key = match group_by.as_str() {
             "day" => row.created_at.get(..10).unwrap_or_default().to_string(),
             "model" => row.effective_model.unwrap_or_else(|| "unknown".into()),

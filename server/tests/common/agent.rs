@@ -103,3 +103,33 @@ pub fn text(events: &[(String, Value)], kind: &str) -> String {
         .map(|(_, e)| e["payload"]["delta"].as_str().unwrap())
         .collect()
 }
+
+/// Like `setup_with`, with `provider_toml` appended under `[providers.mock]`
+/// (e.g. `idle_timeout_secs = 1`).
+pub async fn setup_with_provider(provider_toml: &str, body: Value) -> Setup {
+    let mock = Mock::default();
+    let mock_url = mock.serve(0).await.unwrap();
+    let config: Config = toml::from_str(&format!(
+        "default_provider = \"mock\"\n[providers.mock]\nbase_url = \"{mock_url}\"\nmodels = [\"mock-large\"]\n{provider_toml}\n"
+    ))
+    .unwrap();
+    let h = Harness::with_engine(Arc::new(Agent::new(Providers::from_config(&config)))).await;
+    let base = h.serve().await;
+    let client = api_client();
+    let thread: Value = client
+        .post(format!("{base}/v1/threads"))
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    Setup {
+        _h: h,
+        mock,
+        base,
+        client,
+        thread: thread["id"].as_str().unwrap().to_string(),
+    }
+}

@@ -5,7 +5,9 @@
 //! an approval first (see the agent loop).
 
 mod git;
+mod patch;
 mod paths;
+mod plan;
 mod read;
 mod search;
 mod shell;
@@ -43,7 +45,7 @@ pub struct ToolEnv {
 /// The item kind of a tool's calls.
 pub fn kind(name: &str) -> ItemKind {
     match name {
-        "write_file" | "edit_file" => ItemKind::FileChange,
+        "write_file" | "edit_file" | "apply_patch" => ItemKind::FileChange,
         "exec_shell" => ItemKind::CommandExecution,
         _ => ItemKind::ToolCall,
     }
@@ -72,6 +74,17 @@ pub fn approval(name: &str, arguments: &str) -> Option<ApprovalRequest> {
                 "run a shell command in the workspace".to_string(),
             )
         }
+        "apply_patch" => match patch::describe(&args) {
+            Ok(files) => (
+                format!("Apply patch: {}", files.join(", ")),
+                format!("change {} file(s) in the workspace", files.len()),
+            ),
+            // Still asked: the run reports the error, the user sees why.
+            Err(error) => (
+                format!("Apply a patch that does not parse ({error})"),
+                "change files in the workspace".to_string(),
+            ),
+        },
         _ => return None,
     };
     Some(ApprovalRequest {
@@ -138,8 +151,31 @@ pub fn specs() -> Value {
                 "type": "object", "properties": {"staged": {"type": "boolean"}, "path": path}
             })
         ),
+        tool(
+            "update_plan",
+            "Record your step-by-step plan for the task and each step's status; call it again as steps progress. At most one step is in_progress.",
+            json!({
+                "type": "object", "required": ["plan"],
+                "properties": {
+                    "explanation": {"type": "string", "description": "Why the plan changed (optional)"},
+                    "plan": {"type": "array", "maxItems": 50, "items": {
+                        "type": "object", "required": ["step", "status"],
+                        "properties": {
+                            "step": {"type": "string"},
+                            "status": {"type": "string", "enum": ["pending", "in_progress", "completed"]}
+                        }
+                    }}
+                }
+            })
+        ),
     ])
 }
+
+const PATCH_HELP: &str = "Change several files at once, all or nothing (nothing is written if any hunk does not match). \
+Either a unified diff (--- a/path, +++ b/path, @@ hunks; /dev/null to create or delete) or this envelope:\n\
+*** Begin Patch\n*** Add File: path\n+line\n*** Delete File: path\n*** Update File: path\n*** Move to: new/path (optional)\n\
+@@ optional line to find first (e.g. a function signature)\n context line\n-removed line\n+added line\n*** End Patch\n\
+Give about 3 unchanged context lines around each change.";
 
 /// Tools that change the workspace (offered outside plan mode).
 pub fn mutating_specs(allow_shell: bool) -> Vec<Value> {
@@ -160,6 +196,14 @@ pub fn mutating_specs(allow_shell: bool) -> Vec<Value> {
             json!({
                 "type": "object", "required": ["path", "old_string", "new_string"],
                 "properties": {"path": path, "old_string": {"type": "string"}, "new_string": {"type": "string"}}
+            }),
+        ),
+        tool(
+            "apply_patch",
+            PATCH_HELP,
+            json!({
+                "type": "object", "required": ["patch"],
+                "properties": {"patch": {"type": "string", "description": "The whole patch text"}}
             }),
         ),
     ];
@@ -186,7 +230,9 @@ pub async fn run(env: &ToolEnv, name: &str, arguments: &str) -> Result<ToolOutpu
         "git_status" => git::status(&workspace).await.map(ToolOutput::from),
         "git_diff" => git::diff(&workspace, &args).await.map(ToolOutput::from),
         "exec_shell" => shell::exec_shell(&workspace, &args, &env.scrub).await,
-        "read_file" | "list_dir" | "grep_files" | "file_search" | "write_file" | "edit_file" => {
+        "update_plan" => plan::update_plan(&args),
+        "read_file" | "list_dir" | "grep_files" | "file_search" | "write_file" | "edit_file"
+        | "apply_patch" => {
             let name = name.to_string();
             tokio::task::spawn_blocking(move || match name.as_str() {
                 "read_file" => read::read_file(&workspace, &args).map(ToolOutput::from),
@@ -194,6 +240,7 @@ pub async fn run(env: &ToolEnv, name: &str, arguments: &str) -> Result<ToolOutpu
                 "grep_files" => search::grep_files(&workspace, &args).map(ToolOutput::from),
                 "file_search" => search::file_search(&workspace, &args).map(ToolOutput::from),
                 "write_file" => write::write_file(&workspace, &args),
+                "apply_patch" => patch::apply_patch(&workspace, &args),
                 _ => write::edit_file(&workspace, &args),
             })
             .await
@@ -206,6 +253,14 @@ pub async fn run(env: &ToolEnv, name: &str, arguments: &str) -> Result<ToolOutpu
 /// A one-line summary of a call for the transcript.
 pub fn summary(name: &str, arguments: &str) -> String {
     let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
+    let detail = match name {
+        "apply_patch" => patch::describe(&args).ok().map(|files| short_list(&files)),
+        "update_plan" => plan::progress(&args),
+        _ => None,
+    };
+    if let Some(detail) = detail {
+        return format!("{name} {detail}");
+    }
     let target = ["path", "pattern", "command"]
         .iter()
         .find_map(|k| args[*k].as_str())
@@ -217,8 +272,54 @@ pub fn summary(name: &str, arguments: &str) -> String {
     }
 }
 
+/// The first few entries and how many more.
+fn short_list(entries: &[String]) -> String {
+    const SHOWN: usize = 4;
+    let mut list = entries
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if entries.len() > SHOWN {
+        list.push_str(&format!(" and {} more", entries.len() - SHOWN));
+    }
+    list
+}
+
 fn str_arg<'a>(args: &'a Value, key: &str) -> Result<&'a str, ToolError> {
     args[key]
         .as_str()
         .ok_or_else(|| ToolError(format!("missing string argument {key:?}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn patch_and_plan_calls_are_described() {
+        let patch = json!({"patch": "*** Begin Patch\n*** Add File: a\n+x\n*** Delete File: b\n*** Update File: c\n@@\n-1\n+2\n*** Update File: d\n@@\n-1\n+2\n*** Delete File: e\n*** End Patch"}).to_string();
+        assert_eq!(kind("apply_patch"), ItemKind::FileChange);
+        assert_eq!(kind("update_plan"), ItemKind::ToolCall);
+        assert_eq!(
+            summary("apply_patch", &patch),
+            "apply_patch A a, D b, M c, M d and 1 more"
+        );
+        let request = approval("apply_patch", &patch).unwrap();
+        assert_eq!(request.description, "Apply patch: A a, D b, M c, M d, D e");
+        assert_eq!(request.intent_summary, "change 5 file(s) in the workspace");
+        let bad = approval("apply_patch", r#"{"patch": "nonsense"}"#).unwrap();
+        assert!(
+            bad.description.contains("does not parse"),
+            "{}",
+            bad.description
+        );
+        let plan = json!({"plan": [{"step": "a", "status": "completed"}, {"step": "b", "status": "pending"}]});
+        assert_eq!(
+            summary("update_plan", &plan.to_string()),
+            "update_plan 1/2 completed"
+        );
+        assert!(approval("update_plan", &plan.to_string()).is_none());
+    }
 }

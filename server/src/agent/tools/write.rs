@@ -48,7 +48,7 @@ pub fn edit_file(workspace: &Workspace, args: &Value) -> Result<ToolOutput, Tool
 }
 
 /// The file's text, `None` if it does not exist; binary and huge files are refused.
-fn read_text(path: &std::path::Path, asked: &str) -> Result<Option<String>, ToolError> {
+pub(super) fn read_text(path: &std::path::Path, asked: &str) -> Result<Option<String>, ToolError> {
     match std::fs::metadata(path) {
         Err(_) => Ok(None),
         Ok(meta) if meta.len() > MAX_EDIT_BYTES => Err(ToolError(format!(
@@ -65,22 +65,34 @@ fn read_text(path: &std::path::Path, asked: &str) -> Result<Option<String>, Tool
 }
 
 fn changed(path: &str, before: &str, after: &str) -> ToolOutput {
-    let diff = similar::TextDiff::from_lines(before, after)
-        .unified_diff()
-        .context_radius(3)
-        .header(&format!("a/{path}"), &format!("b/{path}"))
-        .to_string();
-    let (added, removed) = diff.lines().fold((0, 0), |(a, r), line| {
-        if line.starts_with('+') && !line.starts_with("+++") {
-            (a + 1, r)
-        } else if line.starts_with('-') && !line.starts_with("---") {
-            (a, r + 1)
-        } else {
-            (a, r)
-        }
-    });
+    let (diff, added, removed) =
+        unified_diff(before, after, &format!("a/{path}"), &format!("b/{path}"));
     ToolOutput {
         text: format!("{path}: {added} line(s) added, {removed} removed"),
         metadata: json!({ "path": path, "diff": diff, "added": added, "removed": removed }),
     }
+}
+
+/// A unified diff (3 lines of context) and its added and removed line counts.
+pub(super) fn unified_diff(
+    before: &str,
+    after: &str,
+    old_label: &str,
+    new_label: &str,
+) -> (String, usize, usize) {
+    let text_diff = similar::TextDiff::from_lines(before, after);
+    let diff = text_diff
+        .unified_diff()
+        .context_radius(3)
+        .header(old_label, new_label)
+        .to_string();
+    // Counted from the changes, not the text: an added "++x" reads "+++x".
+    let (added, removed) = text_diff
+        .iter_all_changes()
+        .fold((0, 0), |(a, r), change| match change.tag() {
+            similar::ChangeTag::Insert => (a + 1, r),
+            similar::ChangeTag::Delete => (a, r + 1),
+            similar::ChangeTag::Equal => (a, r),
+        });
+    (diff, added, removed)
 }
