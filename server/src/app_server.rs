@@ -8,9 +8,7 @@ use crate::{
     config::Config,
     cors,
     error::RunError,
-    home,
-    provider::Providers,
-    server,
+    home, server,
     state::{AppState, RuntimeConfig},
     store::Store,
 };
@@ -55,12 +53,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
         wait_timeout: crate::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: crate::pricing::Pricing::from_config(&config),
     };
-    let (state, stop) = AppState::new(
-        runtime,
-        None,
-        store,
-        Arc::new(Agent::new(Providers::from_config(&config))),
-    );
+    let (state, stop) = AppState::new(runtime, None, store, Arc::new(Agent::from_config(&config)));
     let url = format!("http://{}:{port}", url_host(&args.host));
     #[allow(clippy::print_stdout)]
     {

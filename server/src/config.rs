@@ -23,6 +23,17 @@ pub struct Config {
     /// One table (`[pricing.m]`) or several dated ones (`[[pricing.m]]`).
     #[serde(default)]
     pub pricing: BTreeMap<String, Prices>,
+    #[serde(default)]
+    pub compaction: CompactionConfig,
+}
+
+/// When a turn summarizes older history to stay inside the context window.
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CompactionConfig {
+    /// Fraction of the model's context window (0 < f <= 1) at which a turn
+    /// compacts; 0 turns automatic compaction off. Default 0.8.
+    pub auto_fraction: Option<f64>,
 }
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Deserialize)]
@@ -87,6 +98,9 @@ pub struct ProviderEntry {
     /// Seconds without a byte from the stream before the call fails
     /// (default 90; `CODEWHALE_PROVIDER_IDLE_TIMEOUT_SECS` overrides all).
     pub idle_timeout_secs: Option<u64>,
+    /// Tokens the provider's models accept in one call (for automatic
+    /// compaction); default: known per model, else 128k.
+    pub context_window: Option<u64>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -97,10 +111,22 @@ pub struct RuntimeApiConfig {
 }
 
 impl Config {
+    /// Rules serde cannot express.
+    fn check(&self) -> Result<(), String> {
+        match self.compaction.auto_fraction {
+            Some(f) if !(0.0..=1.0).contains(&f) => Err(format!(
+                "compaction.auto_fraction must be between 0 (off) and 1 (got {f})"
+            )),
+            _ => Ok(()),
+        }
+    }
+
     pub fn load(home: &Path) -> Result<Self, RunError> {
         let path = home.join(CONFIG_FILE);
         match std::fs::read_to_string(&path) {
-            Ok(text) => toml::from_str(&text)
+            Ok(text) => toml::from_str::<Self>(&text)
+                .map_err(|e| format!("{e}"))
+                .and_then(|config| config.check().map(|()| config))
                 .map_err(|e| RunError::Config(format!("{}: {e}", path.display()))),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
             Err(e) => Err(RunError::Config(format!(

@@ -10,7 +10,6 @@ use crate::{
     config::Config,
     error::RunError,
     home,
-    provider::Providers,
     runtime::{
         stream::{self, Cursor},
         threads,
@@ -29,11 +28,8 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode, RunError> {
     // Headless: nobody can answer an approval, so without --auto-approve
     // every write and command is denied at once.
     let turns = Arc::new(
-        TurnManager::new(
-            store.clone(),
-            Arc::new(Agent::new(Providers::from_config(&config))),
-        )
-        .with_wait_timeout(Duration::ZERO),
+        TurnManager::new(store.clone(), Arc::new(Agent::from_config(&config)))
+            .with_wait_timeout(Duration::ZERO),
     );
     turns.recover().await?;
     let workspace = match args.workspace {

@@ -8,9 +8,7 @@ use crate::{
     config::Config,
     cors,
     error::RunError,
-    home,
-    provider::Providers,
-    server,
+    home, server,
     state::{AppState, RuntimeConfig},
     store::Store,
 };
@@ -38,7 +36,7 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
         runtime,
         Some(web),
         store,
-        Arc::new(Agent::new(Providers::from_config(&config))),
+        Arc::new(Agent::from_config(&config)),
     );
 
     // The one line on stdout: the sign-in link.

@@ -1,18 +1,32 @@
 //! The chat a model sees: the thread's system prompt, then its user and
-//! agent messages in order.
+//! agent messages in order, starting after the latest compaction summary.
 
 use app::protocol::{ItemKind, ThreadRecord, TurnItemRecord};
 use serde_json::{json, Value};
 
+/// The chat for a new turn: the system prompt (with the latest compaction
+/// summary, if any), then the user and agent messages after that summary.
 pub fn messages(thread: &ThreadRecord, history: &[TurnItemRecord]) -> Vec<Value> {
+    let summary_at = history.iter().rposition(|item| {
+        item.kind == ItemKind::ContextCompaction
+            && item.status == "completed"
+            && item.detail.as_deref().is_some_and(|d| !d.is_empty())
+    });
+    let summary = summary_at.and_then(|at| history[at].detail.as_deref());
     let mut messages = Vec::new();
-    if let Some(prompt) = thread.system_prompt.as_deref().filter(|p| !p.is_empty()) {
-        messages.push(json!({ "role": "system", "content": prompt }));
+    if thread
+        .system_prompt
+        .as_deref()
+        .is_some_and(|p| !p.is_empty())
+        || summary.is_some()
+    {
+        messages.push(system_message(thread.system_prompt.as_deref(), summary));
     }
-    for item in history {
+    let after = summary_at.map_or(0, |at| at + 1);
+    for item in &history[after..] {
         let role = match item.kind {
             ItemKind::UserMessage => "user",
-            ItemKind::AgentMessage | ItemKind::ContextCompaction => "assistant",
+            ItemKind::AgentMessage => "assistant",
             _ => continue,
         };
         if item.status == "completed" {
@@ -24,15 +38,18 @@ pub fn messages(thread: &ThreadRecord, history: &[TurnItemRecord]) -> Vec<Value>
     messages
 }
 
-pub fn compaction_request(reason: Option<&str>) -> Value {
-    let mut ask = String::from(
-        "Summarize this conversation so far for your own later use: the goal, decisions, \
-         facts learned, files and commands involved, and what remains to do. Be complete but brief.",
-    );
-    if let Some(reason) = reason.filter(|r| !r.trim().is_empty()) {
-        ask.push_str(&format!(" (Requested because: {reason})"));
+/// The system message: the thread's prompt, then the summary of what came
+/// before (which replaces the summarized messages).
+pub fn system_message(prompt: Option<&str>, summary: Option<&str>) -> Value {
+    let mut content = prompt.unwrap_or_default().to_string();
+    if let Some(summary) = summary {
+        if !content.is_empty() {
+            content.push_str("\n\n");
+        }
+        content.push_str("Summary of the conversation so far (older messages were compacted):\n");
+        content.push_str(summary);
     }
-    json!({ "role": "user", "content": ask })
+    json!({ "role": "system", "content": content })
 }
 
 #[cfg(test)]
@@ -72,5 +89,27 @@ mod tests {
         let chat = messages(&thread, &history);
         let roles: Vec<&str> = chat.iter().map(|m| m["role"].as_str().unwrap()).collect();
         assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    }
+
+    #[test]
+    fn a_compaction_summary_replaces_what_came_before() {
+        let thread: ThreadRecord = serde_json::from_value(json!({
+            "id": "thr_1", "created_at": "", "updated_at": "", "model": null, "model_provider": null,
+            "workspace": null, "mode": "agent", "allow_shell": true, "trust_mode": false, "auto_approve": false,
+            "title": null, "system_prompt": null, "task_id": null, "latest_turn_id": null,
+            "latest_response_bookmark": null, "archived": false
+        }))
+        .unwrap();
+        let history = [
+            item(ItemKind::UserMessage, "completed", "old question"),
+            item(ItemKind::AgentMessage, "completed", "old answer"),
+            item(ItemKind::ContextCompaction, "completed", "SUMMARY"),
+            item(ItemKind::UserMessage, "completed", "new question"),
+        ];
+        let chat = messages(&thread, &history);
+        assert_eq!(chat.len(), 2);
+        assert!(chat[0]["content"].as_str().unwrap().ends_with("SUMMARY"));
+        assert_eq!(chat[1]["content"], "new question");
+        assert!(!serde_json::to_string(&chat).unwrap().contains("old question"));
     }
 }

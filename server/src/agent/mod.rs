@@ -6,6 +6,7 @@
 //! user and client-executed tools wait on the client (`client_calls`).
 
 mod client_calls;
+pub mod compaction;
 mod conversation;
 pub mod tools;
 
@@ -26,6 +27,8 @@ use std::sync::Arc;
 pub struct Agent {
     providers: Providers,
     client: ChatClient,
+    /// Automatic compaction at this fraction of the context window (0: off).
+    compaction_fraction: f64,
 }
 
 /// Variables removed from every command the model runs, besides the
@@ -39,7 +42,17 @@ impl Agent {
         Self {
             providers,
             client: ChatClient::default(),
+            compaction_fraction: compaction::DEFAULT_FRACTION,
         }
+    }
+
+    /// Providers and compaction settings from config.toml.
+    pub fn from_config(config: &crate::config::Config) -> Self {
+        let mut agent = Self::new(Providers::from_config(config));
+        if let Some(fraction) = config.compaction.auto_fraction {
+            agent.compaction_fraction = fraction;
+        }
+        agent
     }
 
     fn resolve(
@@ -69,9 +82,23 @@ impl Engine for Agent {
         let provider = self.resolve(&turn.thread, &turn.settings);
         let client = self.client.clone();
         let scrub = scrub_list(&self.providers);
+        let fraction = self.compaction_fraction;
         Box::pin(async move {
             match provider {
-                Ok(provider) => run_turn(client, provider, scrub, turn).await,
+                Ok(provider) => {
+                    let policy = compaction::Policy {
+                        window: provider
+                            .context_window
+                            .unwrap_or_else(|| compaction::default_window(&provider.model)),
+                        fraction,
+                    };
+                    let model = Model {
+                        client,
+                        provider,
+                        policy,
+                    };
+                    run_turn(model, scrub, turn).await
+                }
                 Err(error) => Outcome::Failed {
                     error: error.to_string(),
                     usage: Usage::default(),
@@ -86,15 +113,27 @@ const MAX_MODEL_CALLS: usize = 64;
 /// Tool output kept in the transcript item.
 const MAX_RECORDED_OUTPUT: usize = 64 * 1024;
 
-async fn run_turn(
+/// Where a turn's model calls go, and when its chat is compacted.
+struct Model {
     client: ChatClient,
     provider: ResolvedProvider,
-    scrub: Vec<String>,
-    mut turn: TurnContext,
-) -> Outcome {
+    policy: compaction::Policy,
+}
+
+async fn run_turn(model: Model, scrub: Vec<String>, mut turn: TurnContext) -> Outcome {
     let mut messages = conversation::messages(&turn.thread, &turn.history);
+    let mut usage = Usage::default();
     if let TurnInput::Compact { reason } = &turn.input {
-        messages.push(conversation::compaction_request(reason.as_deref()));
+        let trigger = Trigger {
+            auto: false,
+            reason: reason.clone(),
+            tokens: compaction::estimate_tokens(&messages),
+        };
+        return match compact(&model, &mut turn, &mut messages, trigger, &mut usage).await {
+            Ok(_) => Outcome::Completed { usage },
+            Err(Stop::Interrupted) => Outcome::Interrupted { usage },
+            Err(Stop::Failed(error)) => failed(&turn, error, usage).await,
+        };
     }
     let tool_env = match turn.thread.workspace.as_deref() {
         Some(root) => tools::Workspace::new(std::path::Path::new(root), turn.settings.trust_mode)
@@ -109,34 +148,41 @@ async fn run_turn(
         specs.extend(tools::mutating_specs(turn.settings.allow_shell));
     }
     specs.extend(client_calls::specs(&turn.settings.dynamic_tools));
-    let mut usage = Usage::default();
+    // The history alone may already be too long for the window.
+    let mut size = compaction::estimate_tokens(&messages);
     for _ in 0..MAX_MODEL_CALLS {
+        if model.policy.exceeded(size) {
+            let trigger = Trigger {
+                auto: true,
+                reason: None,
+                tokens: size,
+            };
+            match compact(&model, &mut turn, &mut messages, trigger, &mut usage).await {
+                Ok(_) => {}
+                Err(Stop::Interrupted) => return Outcome::Interrupted { usage },
+                // The call itself may still fit: go on, uncompacted.
+                Err(Stop::Failed(error)) => tracing::warn!(%error, "automatic compaction failed"),
+            }
+        }
         let body = json!({
-            "model": provider.model,
+            "model": model.provider.model,
             "messages": messages,
             "stream": true,
             "stream_options": { "include_usage": true },
             "tools": specs,
         });
+        let answer = Answer {
+            kind: ItemKind::AgentMessage,
+            summary: String::new(),
+            metadata: None,
+        };
         let reply = tokio::select! {
-            reply = call(&client, &provider, &body, &turn.items, &turn.input) => reply,
+            reply = call(&model.client, &model.provider, &body, &turn.items, &answer) => reply,
             _ = turn.interrupt.changed() => return Outcome::Interrupted { usage },
         };
         let reply = match reply {
             Ok(reply) => reply,
-            Err(error) => {
-                let item = turn
-                    .items
-                    .start(ItemKind::Error, "The model call failed")
-                    .await;
-                turn.items
-                    .end(&item, ItemEnd::Completed, Some(error.to_string()), None)
-                    .await;
-                return Outcome::Failed {
-                    error: error.to_string(),
-                    usage,
-                };
-            }
+            Err(error) => return failed(&turn, error.to_string(), usage).await,
         };
         add(&mut usage, &reply.usage);
         messages.push(reply.assistant_message());
@@ -157,11 +203,108 @@ async fn run_turn(
         if reply.tool_calls.is_empty() && !steered {
             return Outcome::Completed { usage };
         }
+        // The provider's count of this call, or an estimate when it gave none.
+        let reported = reply.usage.input_tokens + reply.usage.output_tokens;
+        size = reported.max(compaction::estimate_tokens(&messages));
     }
     Outcome::Failed {
         error: format!("stopped after {MAX_MODEL_CALLS} model calls in one turn"),
         usage,
     }
+}
+
+/// Ends the turn failed with a readable error item.
+async fn failed(turn: &TurnContext, error: String, usage: Usage) -> Outcome {
+    let item = turn
+        .items
+        .start(ItemKind::Error, "The model call failed")
+        .await;
+    turn.items
+        .end(&item, ItemEnd::Completed, Some(error.clone()), None)
+        .await;
+    Outcome::Failed { error, usage }
+}
+
+/// Why a compaction runs.
+struct Trigger {
+    auto: bool,
+    reason: Option<String>,
+    /// The chat's size when it was decided.
+    tokens: u64,
+}
+
+enum Stop {
+    Interrupted,
+    Failed(String),
+}
+
+/// Summarizes the chat before its kept tail (all of it, when asked by
+/// hand) into a context_compaction item, then continues from the summary.
+/// Returns false when there was nothing to summarize.
+async fn compact(
+    model: &Model,
+    turn: &mut TurnContext,
+    messages: &mut Vec<serde_json::Value>,
+    trigger: Trigger,
+    usage: &mut Usage,
+) -> Result<bool, Stop> {
+    let keep = if trigger.auto {
+        compaction::keep_from(messages)
+    } else {
+        messages.len()
+    };
+    let older = &messages[..keep];
+    if !older
+        .iter()
+        .any(|m| m["role"] == "user" || m["role"] == "assistant")
+    {
+        return Ok(false);
+    }
+    let body = json!({
+        "model": model.provider.model,
+        "messages": compaction::summary_request(older, trigger.reason.as_deref()),
+        "stream": true,
+        "stream_options": { "include_usage": true },
+        "max_tokens": compaction::SUMMARY_MAX_TOKENS,
+    });
+    let answer = Answer {
+        kind: ItemKind::ContextCompaction,
+        summary: if trigger.auto {
+            "Compacted the conversation automatically".into()
+        } else {
+            "Compacted the conversation".into()
+        },
+        metadata: Some(json!({
+            "auto": trigger.auto,
+            "reason": trigger.reason,
+            "tokens_before": trigger.tokens,
+            "context_window": model.policy.window,
+            "threshold": model.policy.threshold(),
+            "messages_summarized": keep,
+        })),
+    };
+    let reply = tokio::select! {
+        reply = call(&model.client, &model.provider, &body, &turn.items, &answer) => reply,
+        _ = turn.interrupt.changed() => return Err(Stop::Interrupted),
+    };
+    let reply = reply.map_err(|e| Stop::Failed(e.to_string()))?;
+    add(usage, &reply.usage);
+    if reply.text.trim().is_empty() {
+        return Err(Stop::Failed("the model returned an empty summary".into()));
+    }
+    let prompt = match &turn.input {
+        TurnInput::Prompt(prompt) => Some(json!({ "role": "user", "content": prompt })),
+        TurnInput::Compact { .. } => None,
+    };
+    let tail = &messages[keep..];
+    let prompt = prompt.filter(|p| !tail.contains(p));
+    *messages = compaction::rebuild(
+        turn.thread.system_prompt.as_deref(),
+        &reply.text,
+        prompt.as_ref(),
+        tail,
+    );
+    Ok(true)
 }
 
 /// Runs one tool call as an item (asking first when it changes
@@ -327,6 +470,13 @@ impl Reply {
     }
 }
 
+/// The item a call's text streams into.
+struct Answer {
+    kind: ItemKind,
+    summary: String,
+    metadata: Option<serde_json::Value>,
+}
+
 /// One model call: streams reasoning and text into items and assembles
 /// tool calls from their fragments.
 async fn call(
@@ -334,13 +484,9 @@ async fn call(
     provider: &ResolvedProvider,
     body: &serde_json::Value,
     items: &ItemWriter,
-    input: &TurnInput,
+    answer: &Answer,
 ) -> Result<Reply, ProviderError> {
     let mut stream = client.stream(provider, body).await?;
-    let answer_kind = match input {
-        TurnInput::Prompt(_) => ItemKind::AgentMessage,
-        TurnInput::Compact { .. } => ItemKind::ContextCompaction,
-    };
     let mut reasoning_item: Option<String> = None;
     let mut answer_item: Option<String> = None;
     let mut reply = Reply::default();
@@ -363,7 +509,7 @@ async fn call(
                     if let Some(id) = reasoning_item.take() {
                         items.end(&id, ItemEnd::Completed, None, None).await;
                     }
-                    answer_item = Some(items.start(answer_kind, "").await);
+                    answer_item = Some(items.start(answer.kind, answer.summary.clone()).await);
                 }
                 if let Some(id) = &answer_item {
                     items.delta(id, piece.clone()).await;
@@ -394,8 +540,11 @@ async fn call(
     } else {
         ItemEnd::Failed
     };
-    for id in [reasoning_item, answer_item].into_iter().flatten() {
+    if let Some(id) = reasoning_item {
         items.end(&id, end, None, None).await;
+    }
+    if let Some(id) = answer_item {
+        items.end(&id, end, None, answer.metadata.clone()).await;
     }
     reply.tool_calls = calls
         .into_values()

@@ -23,6 +23,7 @@ struct Provider {
     models: Vec<String>,
     default_model: Option<String>,
     idle_timeout_secs: Option<u64>,
+    context_window: Option<u64>,
 }
 
 /// A provider chosen for one turn.
@@ -33,6 +34,8 @@ pub struct ResolvedProvider {
     pub model: String,
     /// How long the stream may stay silent before the call fails.
     pub idle_timeout: Duration,
+    /// Configured context window (tokens), if any.
+    pub context_window: Option<u64>,
     pub(super) api_key: Option<String>,
 }
 
@@ -67,6 +70,7 @@ impl Providers {
                 models: vec!["deepseek-chat".into(), "deepseek-reasoner".into()],
                 default_model: Some("deepseek-chat".into()),
                 idle_timeout_secs: None,
+                context_window: None,
             },
         );
         providers.insert(
@@ -78,6 +82,7 @@ impl Providers {
                 models: vec!["gpt-4.1-mini".into(), "gpt-4.1".into()],
                 default_model: Some("gpt-4.1-mini".into()),
                 idle_timeout_secs: None,
+                context_window: None,
             },
         );
         for (id, entry) in &config.providers {
@@ -158,6 +163,7 @@ impl Providers {
             base_url: entry.base_url.trim_end_matches('/').to_string(),
             model,
             idle_timeout,
+            context_window: entry.context_window,
             api_key,
         })
     }
@@ -213,6 +219,9 @@ fn merge(base: Option<&Provider>, entry: &ProviderEntry) -> Provider {
         idle_timeout_secs: entry
             .idle_timeout_secs
             .or_else(|| base.and_then(|b| b.idle_timeout_secs)),
+        context_window: entry
+            .context_window
+            .or_else(|| base.and_then(|b| b.context_window)),
     }
 }
 

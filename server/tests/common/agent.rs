@@ -2,7 +2,7 @@
 //! HTTP to a scripted mock provider.
 
 use super::{api_client, EventReader, Harness};
-use codewhale::{agent::Agent, config::Config, provider::Providers};
+use codewhale::{agent::Agent, config::Config};
 use mock_provider::Mock;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -27,31 +27,7 @@ pub async fn setup_in(system_prompt: Option<&str>, workspace: Option<&std::path:
 
 /// A thread created with `body` (POST /v1/threads).
 pub async fn setup_with(body: Value) -> Setup {
-    let mock = Mock::default();
-    let mock_url = mock.serve(0).await.unwrap();
-    let config: Config = toml::from_str(&format!(
-        "default_provider = \"mock\"\n[providers.mock]\nbase_url = \"{mock_url}\"\nmodels = [\"mock-large\"]\n"
-    ))
-    .unwrap();
-    let h = Harness::with_engine(Arc::new(Agent::new(Providers::from_config(&config)))).await;
-    let base = h.serve().await;
-    let client = api_client();
-    let thread: Value = client
-        .post(format!("{base}/v1/threads"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    Setup {
-        _h: h,
-        mock,
-        base,
-        client,
-        thread: thread["id"].as_str().unwrap().to_string(),
-    }
+    setup_with_provider("", body).await
 }
 
 impl Setup {
@@ -105,7 +81,7 @@ pub fn text(events: &[(String, Value)], kind: &str) -> String {
 }
 
 /// Like `setup_with`, with `provider_toml` appended under `[providers.mock]`
-/// (e.g. `idle_timeout_secs = 1`).
+/// (e.g. `idle_timeout_secs = 1`; later tables like `[compaction]` too).
 pub async fn setup_with_provider(provider_toml: &str, body: Value) -> Setup {
     let mock = Mock::default();
     let mock_url = mock.serve(0).await.unwrap();
@@ -113,7 +89,7 @@ pub async fn setup_with_provider(provider_toml: &str, body: Value) -> Setup {
         "default_provider = \"mock\"\n[providers.mock]\nbase_url = \"{mock_url}\"\nmodels = [\"mock-large\"]\n{provider_toml}\n"
     ))
     .unwrap();
-    let h = Harness::with_engine(Arc::new(Agent::new(Providers::from_config(&config)))).await;
+    let h = Harness::with_engine(Arc::new(Agent::from_config(&config))).await;
     let base = h.serve().await;
     let client = api_client();
     let thread: Value = client

@@ -1,0 +1,184 @@
+//! Keeping a conversation inside the model's context window. When a call's
+//! prompt reaches a configured fraction of the window (or the history
+//! already does when a turn starts), the older part of the chat is
+//! summarized by the model, the summary is recorded as a
+//! `context_compaction` item, and the chat continues from the summary plus
+//! the recent messages. Later turns start from the latest summary (see
+//! `conversation`).
+
+use serde_json::{json, Value};
+
+/// The fraction of the context window at which a turn compacts, unless
+/// config.toml says otherwise (`[compaction] auto_fraction`; 0 turns it off).
+pub const DEFAULT_FRACTION: f64 = 0.8;
+/// Transcript handed to the summarizer, at most (the newest part is kept).
+const MAX_TRANSCRIPT_CHARS: usize = 120_000;
+/// A single message's share of that transcript, at most.
+const MAX_MESSAGE_CHARS: usize = 8_000;
+/// The summary's length limit, in tokens.
+pub const SUMMARY_MAX_TOKENS: u64 = 2_048;
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Policy {
+    /// Tokens the model accepts in one call.
+    pub window: u64,
+    /// Compact at this fraction of `window`; 0 disables.
+    pub fraction: f64,
+}
+
+impl Policy {
+    pub fn threshold(&self) -> Option<u64> {
+        (self.fraction > 0.0 && self.window > 0)
+            .then(|| (self.window as f64 * self.fraction.min(1.0)) as u64)
+    }
+
+    /// True when a prompt of `tokens` should be compacted first.
+    pub fn exceeded(&self, tokens: u64) -> bool {
+        self.threshold().is_some_and(|limit| tokens >= limit)
+    }
+}
+
+/// Context windows of well-known models (tokens); config.toml's
+/// `context_window` on a provider wins.
+pub fn default_window(model: &str) -> u64 {
+    let model = model.to_ascii_lowercase();
+    if model.starts_with("gpt-4.1") {
+        1_047_576
+    } else if model.starts_with("gpt-5") {
+        400_000
+    } else {
+        // deepseek-chat / deepseek-reasoner, gpt-4o, most local models.
+        128_000
+    }
+}
+
+/// A rough token count (four characters a token) for a chat not yet sent.
+pub fn estimate_tokens(messages: &[Value]) -> u64 {
+    let chars: usize = messages.iter().map(|m| m.to_string().len()).sum();
+    (chars / 4) as u64
+}
+
+/// Where the kept tail of `messages` starts: the last assistant message
+/// (so tool results stay with the call that asked for them), or the last
+/// user message when the model has not answered yet.
+pub fn keep_from(messages: &[Value]) -> usize {
+    let last = |role: &str| messages.iter().rposition(|m| m["role"] == role);
+    match (last("assistant"), last("user")) {
+        (Some(a), _) => a,
+        (None, Some(u)) => u,
+        (None, None) => messages.len(),
+    }
+}
+
+/// The summarizer's chat: an instruction and the transcript as text (tool
+/// messages are not sent as such, so no call/result pairing can break).
+pub fn summary_request(older: &[Value], reason: Option<&str>) -> Vec<Value> {
+    let mut transcript = String::new();
+    for message in older {
+        let role = message["role"].as_str().unwrap_or("?").to_uppercase();
+        let mut text = message["content"].as_str().unwrap_or_default().to_string();
+        if let Some(calls) = message["tool_calls"].as_array() {
+            for call in calls {
+                let f = &call["function"];
+                text.push_str(&format!(
+                    "\n[calls {} {}]",
+                    f["name"].as_str().unwrap_or("?"),
+                    f["arguments"].as_str().unwrap_or("")
+                ));
+            }
+        }
+        transcript.push_str(&format!("{role}: {}\n\n", clip(&text, MAX_MESSAGE_CHARS)));
+    }
+    if transcript.len() > MAX_TRANSCRIPT_CHARS {
+        let mut cut = transcript.len() - MAX_TRANSCRIPT_CHARS;
+        while !transcript.is_char_boundary(cut) {
+            cut += 1;
+        }
+        transcript = format!("[… earlier part omitted]\n{}", &transcript[cut..]);
+    }
+    let mut ask = String::from(
+        "Summarize the conversation above for your own later use: the user's goal, decisions \
+         made, facts learned, files and commands involved, and what remains to do. Be complete \
+         but brief; this summary replaces the conversation.",
+    );
+    if let Some(reason) = reason.filter(|r| !r.trim().is_empty()) {
+        ask.push_str(&format!(" (Requested because: {reason})"));
+    }
+    vec![
+        json!({"role": "system", "content": "You write concise, faithful summaries of coding sessions."}),
+        json!({"role": "user", "content": format!("{transcript}---\n{ask}")}),
+    ]
+}
+
+/// The chat after compaction: the thread's system prompt with the summary,
+/// the turn's prompt (if it was summarized away), then the kept tail.
+pub fn rebuild(
+    system_prompt: Option<&str>,
+    summary: &str,
+    prompt: Option<&Value>,
+    tail: &[Value],
+) -> Vec<Value> {
+    let mut messages = vec![super::conversation::system_message(
+        system_prompt,
+        Some(summary),
+    )];
+    messages.extend(prompt.cloned());
+    messages.extend(tail.iter().cloned());
+    messages
+}
+
+fn clip(text: &str, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn threshold_is_a_fraction_of_the_window() {
+        let policy = Policy {
+            window: 100_000,
+            fraction: 0.8,
+        };
+        assert!(!policy.exceeded(79_999));
+        assert!(policy.exceeded(80_000));
+        assert!(!Policy {
+            window: 100_000,
+            fraction: 0.0
+        }
+        .exceeded(u64::MAX));
+    }
+
+    #[test]
+    fn the_tail_keeps_tool_results_with_their_call() {
+        let chat = [
+            json!({"role": "system", "content": "s"}),
+            json!({"role": "user", "content": "do it"}),
+            json!({"role": "assistant", "content": "", "tool_calls": [{"id": "1", "function": {"name": "read_file", "arguments": "{}"}}]}),
+            json!({"role": "tool", "tool_call_id": "1", "content": "data"}),
+            json!({"role": "user", "content": "steer"}),
+        ];
+        assert_eq!(keep_from(&chat), 2);
+        assert_eq!(keep_from(&chat[..2]), 1);
+        let request = summary_request(&chat[..2], None);
+        assert!(request[1]["content"]
+            .as_str()
+            .unwrap()
+            .contains("USER: do it"));
+    }
+
+    #[test]
+    fn long_transcripts_keep_their_newest_part() {
+        let big: Vec<Value> = (0..40)
+            .map(|n| json!({"role": "user", "content": format!("{n} {}", "x".repeat(7_000))}))
+            .collect();
+        let request = summary_request(&big, None);
+        let text = request[1]["content"].as_str().unwrap();
+        assert!(text.len() < MAX_TRANSCRIPT_CHARS + 1_000);
+        assert!(text.contains("39 xxx") && !text.contains("USER: 0 "));
+    }
+}
