@@ -214,6 +214,33 @@ async fn remember_turns_on_auto_approve_for_the_thread() {
     assert!(dir.path().join("y.txt").exists());
 }
 
+/// "Remember" takes effect at once: the same turn's next write is
+/// approved automatically.
+#[tokio::test]
+async fn remember_applies_to_the_running_turn() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup(dir.path(), json!({})).await;
+    s.mock
+        .push(call("write_file", json!({"path": "a.txt", "content": "1"})));
+    s.mock
+        .push(call("write_file", json!({"path": "b.txt", "content": "2"})));
+    s.mock.push(Reply::text(&["both written"]));
+    let mut reader = s.events_from_now().await;
+    s.start("write two files").await;
+    let required = reader.until("approval.required").await.pop().unwrap().1;
+    let id = required["payload"]["approval_id"].as_str().unwrap();
+    decide(&s, id, json!({"decision": "allow", "remember": true})).await;
+    let events = reader.until("turn.completed").await;
+    let decided: Vec<&Value> = events
+        .iter()
+        .filter(|(n, _)| n == "approval.decided")
+        .map(|(_, e)| &e["payload"])
+        .collect();
+    assert_eq!(decided.len(), 2, "the user's, then the automatic one");
+    assert_eq!(decided[1]["auto"], true);
+    assert!(dir.path().join("b.txt").exists());
+}
+
 #[tokio::test]
 async fn an_unanswered_approval_times_out_as_a_denial() {
     let dir = tempfile::tempdir().unwrap();

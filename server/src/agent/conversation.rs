@@ -110,6 +110,8 @@ mod tests {
         assert_eq!(chat.len(), 2);
         assert!(chat[0]["content"].as_str().unwrap().ends_with("SUMMARY"));
         assert_eq!(chat[1]["content"], "new question");
-        assert!(!serde_json::to_string(&chat).unwrap().contains("old question"));
+        assert!(!serde_json::to_string(&chat)
+            .unwrap()
+            .contains("old question"));
     }
 }

@@ -182,6 +182,14 @@ impl Approvals {
         )
     }
 
+    /// The thread's auto_approve as stored now (false if unreadable).
+    pub async fn thread_auto_approves(&self, thread_id: &str) -> bool {
+        let Ok(mut conn) = self.pending.store().pool().acquire().await else {
+            return false;
+        };
+        matches!(store::threads::get(&mut conn, thread_id).await, Ok(Some(t)) if t.auto_approve)
+    }
+
     /// Pending approvals of a thread, for its snapshot.
     pub async fn pending_for(&self, thread_id: &str) -> Vec<Value> {
         self.pending.views_for(thread_id).await

@@ -30,6 +30,9 @@ pub struct TurnSettings {
     pub allow_shell: bool,
     pub trust_mode: bool,
     pub auto_approve: bool,
+    /// True when the turn did not override auto_approve: it then follows
+    /// the thread's setting as it changes.
+    pub auto_approve_from_thread: bool,
     /// Client-executed tools: the thread's plus the turn's.
     pub dynamic_tools: Vec<DynamicToolSpec>,
 }
@@ -69,16 +72,21 @@ pub struct ClientGate {
     pub(super) tools: Arc<ClientTools>,
     pub(super) thread_id: String,
     pub(super) turn_id: String,
-    /// auto_approve on the thread or turn, or yolo mode.
-    pub(super) auto: bool,
+    /// Fixed by yolo mode or a per-turn override; `None` follows the
+    /// thread's current setting, so "remember" applies to the running turn.
+    pub(super) auto: Option<bool>,
 }
 
 impl ClientGate {
     /// Waits for an approval; a failure to record it counts as a denial.
     pub async fn approve(&self, request: ApprovalRequest) -> Decision {
+        let auto = match self.auto {
+            Some(fixed) => fixed,
+            None => self.approvals.thread_auto_approves(&self.thread_id).await,
+        };
         let asked = self
             .approvals
-            .ask(&self.thread_id, &self.turn_id, request, self.auto);
+            .ask(&self.thread_id, &self.turn_id, request, auto);
         asked.await.unwrap_or_else(|error| {
             tracing::error!(%error, "recording an approval failed; denying");
             Decision::Deny

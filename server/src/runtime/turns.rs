@@ -257,7 +257,13 @@ impl TurnManager {
                         tools: manager.client_tools.clone(),
                         thread_id: thread.id.clone(),
                         turn_id: turn.id.clone(),
-                        auto: settings.auto_approve || settings.mode == "yolo",
+                        auto: if settings.mode == "yolo" {
+                            Some(true)
+                        } else if settings.auto_approve_from_thread {
+                            None
+                        } else {
+                            Some(settings.auto_approve)
+                        },
                     };
                     let context = TurnContext {
                         thread: thread.clone(),
@@ -591,6 +597,7 @@ fn settings(thread: &ThreadRow, overrides: Option<&StartTurn>) -> Result<TurnSet
         allow_shell: thread.allow_shell,
         trust_mode: thread.trust_mode,
         auto_approve: thread.auto_approve,
+        auto_approve_from_thread: true,
         dynamic_tools: thread_tools,
     };
     if let Some(o) = overrides {
@@ -617,6 +624,7 @@ fn settings(thread: &ThreadRow, overrides: Option<&StartTurn>) -> Result<TurnSet
         settings.allow_shell = o.allow_shell.unwrap_or(settings.allow_shell);
         settings.trust_mode = o.trust_mode.unwrap_or(settings.trust_mode);
         settings.auto_approve = o.auto_approve.unwrap_or(settings.auto_approve);
+        settings.auto_approve_from_thread = o.auto_approve.is_none();
     }
     Ok(settings)
 }
