@@ -244,3 +244,36 @@ async fn a_steer_reaches_the_model_before_its_next_call() {
     assert_eq!(last, json!({"role": "user", "content": "go left instead"}));
     assert!(text(&events, "agent_message").ends_with("ok, going left"));
 }
+
+/// A turn may pick another provider than its thread's; an unknown one is
+/// refused before anything is written.
+#[tokio::test]
+async fn a_turn_can_override_the_provider() {
+    let s = common::agent::setup_with(json!({ "model_provider": "nowhere" })).await;
+    let url = format!("{}/v1/threads/{}/turns", s.base, s.thread);
+    let refused = s
+        .client
+        .post(&url)
+        .json(&json!({ "prompt": "hi" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 400);
+    let message = refused.json::<Value>().await.unwrap()["error"]["message"].clone();
+    assert!(message.as_str().unwrap().contains("[providers.nowhere]"));
+
+    s.mock.push(Reply::text(&["hello from mock"]));
+    let mut reader = s.events().await;
+    let started = s
+        .client
+        .post(&url)
+        .json(&json!({ "prompt": "hi", "model_provider": "mock" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(started.status(), 201);
+    let turn: Value = started.json().await.unwrap();
+    assert_eq!(turn["turn"]["effective_provider"], "mock");
+    let events = reader.until("turn.completed").await;
+    assert_eq!(text(&events, "agent_message"), "hello from mock");
+}

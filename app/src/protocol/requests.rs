@@ -45,6 +45,8 @@ pub struct StartTurn {
     pub prompt: String,
     pub input_summary: Option<String>,
     pub model: Option<String>,
+    /// A provider id from config (deepseek, openai, or a custom one).
+    pub model_provider: Option<String>,
     pub mode: Option<String>,
     pub allow_shell: Option<bool>,
     pub trust_mode: Option<bool>,

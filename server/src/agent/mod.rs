@@ -55,23 +55,22 @@ impl Agent {
         agent
     }
 
-    fn resolve(
-        &self,
-        thread: &ThreadRecord,
-        settings: &TurnSettings,
-    ) -> Result<ResolvedProvider, ApiError> {
-        self.providers
-            .resolve(thread.model_provider.as_deref(), settings.model.as_deref())
+    /// The turn's provider: its own override, else the thread's.
+    fn resolve(&self, settings: &TurnSettings) -> Result<ResolvedProvider, ApiError> {
+        self.providers.resolve(
+            settings.model_provider.as_deref(),
+            settings.model.as_deref(),
+        )
     }
 }
 
 impl Engine for Agent {
     fn check_ready(
         &self,
-        thread: &ThreadRecord,
+        _thread: &ThreadRecord,
         settings: &TurnSettings,
     ) -> Result<Route, ApiError> {
-        let provider = self.resolve(thread, settings)?;
+        let provider = self.resolve(settings)?;
         Ok(Route {
             provider: Some(provider.id),
             model: Some(provider.model),
@@ -79,7 +78,7 @@ impl Engine for Agent {
     }
 
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome> {
-        let provider = self.resolve(&turn.thread, &turn.settings);
+        let provider = self.resolve(&turn.settings);
         let client = self.client.clone();
         let scrub = scrub_list(&self.providers);
         let fraction = self.compaction_fraction;

@@ -26,6 +26,7 @@ pub enum TurnInput {
 #[derive(Clone, Debug)]
 pub struct TurnSettings {
     pub model: Option<String>,
+    pub model_provider: Option<String>,
     pub mode: String,
     pub allow_shell: bool,
     pub trust_mode: bool,

@@ -593,6 +593,7 @@ fn settings(thread: &ThreadRow, overrides: Option<&StartTurn>) -> Result<TurnSet
     let thread_tools = ThreadRecord::from(thread.clone()).dynamic_tools;
     let mut settings = TurnSettings {
         model: thread.model.clone(),
+        model_provider: thread.model_provider.clone(),
         mode: thread.mode.clone(),
         allow_shell: thread.allow_shell,
         trust_mode: thread.trust_mode,
@@ -611,6 +612,12 @@ fn settings(thread: &ThreadRow, overrides: Option<&StartTurn>) -> Result<TurnSet
                 return Err(ApiError::bad_request("model must not be empty"));
             }
             settings.model = Some(model.trim().to_string());
+        }
+        if let Some(provider) = &o.model_provider {
+            if provider.trim().is_empty() {
+                return Err(ApiError::bad_request("model_provider must not be empty"));
+            }
+            settings.model_provider = Some(provider.trim().to_string());
         }
         if let Some(mode) = &o.mode {
             if !threads::MODES.contains(&mode.as_str()) {
