@@ -1,11 +1,29 @@
-import { test as base, expect } from "@playwright/test";
+import { test as base, expect, type Page } from "@playwright/test";
 import { spawn, ChildProcess } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { apiFor, type Api } from "./support/api";
+import type { Reply } from "./support/replies";
 
-/** A running `codewhale web` process, started fresh for each test. */
+/** The scripted model provider that codewhale talks to (mock-provider/). */
+export type MockProvider = {
+  /** http://127.0.0.1:PORT */
+  url: string;
+  /** Queues replies; each model request consumes the next one. */
+  push: (...replies: Reply[]) => Promise<void>;
+  /** Every request body the provider received, oldest first. */
+  requests: () => Promise<any[]>;
+  /** Forgets queued replies and recorded requests. */
+  reset: () => Promise<void>;
+};
+
+/**
+ * A running `codewhale web` process, started fresh for each test with its own
+ * `$CODEWHALE_HOME`, workspace and mock provider (`default_provider = "mock"`,
+ * models `mock-large` (the default, priced) and `mock-small`).
+ */
 export type Codewhale = {
   /** The one-time sign-in link the process printed. */
   launchUrl: string;
@@ -13,35 +31,141 @@ export type Codewhale = {
   origin: string;
   /** Everything the process wrote to stderr so far. */
   logs: () => string;
+  /** `$CODEWHALE_HOME` (holds config.toml and codewhale.db). */
+  home: string;
+  /** The process's working directory, where new threads run: empty, not a git repository. */
+  workspace: string;
+  mock: MockProvider;
+  /**
+   * Opens the sign-in link and waits until the session cookie is set and, in
+   * a project with JavaScript on, the page has hydrated.
+   */
+  signIn: (page: Page) => Promise<void>;
+  /** A /v1 call with `page`'s session cookie; returns `{ status, json }`. */
+  api: Api;
 };
 
-const binary = process.env.CODEWHALE_BIN ?? resolve(__dirname, "../../target/release/codewhale");
+// Absolute: codewhale runs in the workspace, so a relative path would break.
+const binary = resolve(process.env.CODEWHALE_BIN ?? join(__dirname, "../../target/release/codewhale"));
+const mockBinary = resolve(
+  process.env.MOCK_PROVIDER_BIN ?? join(__dirname, "../../target/release/mock-provider"),
+);
 
-async function start(): Promise<{ child: ChildProcess; server: Codewhale; home: string }> {
-  const home = mkdtempSync(join(tmpdir(), "codewhale-e2e-"));
-  const child = spawn(binary, ["web", "--no-open", "--port", "0"], {
-    env: { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "debug" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+export const MOCK_MODELS = ["mock-large", "mock-small"];
+/** USD per million tokens of mock-large (mock-small is free). */
+export const MOCK_LARGE_PRICE = { input: 1.0, output: 2.0 };
+
+type Running = { child: ChildProcess; stderr: () => string; firstLine: string };
+
+/** Spawns `program` and waits for the first line it prints on stdout. */
+async function launch(
+  program: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv },
+): Promise<Running> {
+  if (!existsSync(program)) {
+    throw new Error(`${program} is missing: build it first (see scripts/test)`);
+  }
+  const child = spawn(program, args, { ...options, stdio: ["ignore", "pipe", "pipe"] });
   let stderr = "";
   child.stderr!.on("data", (chunk) => (stderr += chunk));
   const firstLine = await new Promise<string>((resolveLine, reject) => {
     const lines = createInterface({ input: child.stdout! });
     lines.once("line", resolveLine);
-    child.once("exit", (code) => reject(new Error(`codewhale exited (${code}): ${stderr}`)));
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`${program} exited (${code}): ${stderr}`)));
   });
-  const launchUrl = firstLine.trim();
-  const origin = new URL(launchUrl).origin;
-  return { child, home, server: { launchUrl, origin, logs: () => stderr } };
+  return { child, firstLine: firstLine.trim(), stderr: () => stderr };
+}
+
+async function stop(child: ChildProcess) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once("exit", done));
+  child.kill("SIGINT");
+  const late = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(late);
+}
+
+function mockClient(url: string): MockProvider {
+  const control = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(url + path, {
+      method,
+      headers: body === undefined ? {} : { "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    if (!response.ok) throw new Error(`mock ${method} ${path}: ${response.status} ${await response.text()}`);
+    return response;
+  };
+  return {
+    url,
+    push: async (...replies) => void (await control("POST", "/__mock/replies", replies)),
+    requests: async () => (await control("GET", "/__mock/requests")).json(),
+    reset: async () => void (await control("POST", "/__mock/reset")),
+  };
+}
+
+function config(mockUrl: string): string {
+  return [
+    `default_provider = "mock"`,
+    ``,
+    `[providers.mock]`,
+    `base_url = ${JSON.stringify(mockUrl)}`,
+    `models = ${JSON.stringify(MOCK_MODELS)}`,
+    ``,
+    `[pricing.mock-large]`,
+    `input = ${MOCK_LARGE_PRICE.input.toFixed(1)}`,
+    `output = ${MOCK_LARGE_PRICE.output.toFixed(1)}`,
+    ``,
+  ].join("\n");
 }
 
 export const test = base.extend<{ codewhale: Codewhale }>({
-  codewhale: async ({}, use) => {
-    const { child, server, home } = await start();
-    await use(server);
-    child.kill("SIGINT");
-    await new Promise((done) => (child.exitCode !== null ? done(null) : child.once("exit", done)));
-    rmSync(home, { recursive: true, force: true });
+  codewhale: async ({}, use, testInfo) => {
+    const home = mkdtempSync(join(tmpdir(), "codewhale-e2e-"));
+    const workspace = mkdtempSync(join(tmpdir(), "codewhale-e2e-workspace-"));
+    const started: ChildProcess[] = [];
+    let logs = () => "";
+    try {
+      const mock = await launch(mockBinary, [], {});
+      started.push(mock.child);
+      writeFileSync(join(home, "config.toml"), config(mock.firstLine));
+      const server = await launch(binary, ["web", "--no-open", "--port", "0"], {
+        cwd: workspace,
+        env: { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "debug" },
+      });
+      started.push(server.child);
+      logs = server.stderr;
+      const launchUrl = server.firstLine;
+      const origin = new URL(launchUrl).origin;
+      const hydrates = testInfo.project.use.javaScriptEnabled !== false;
+      await use({
+        launchUrl,
+        origin,
+        logs,
+        home,
+        workspace,
+        mock: mockClient(mock.firstLine),
+        api: apiFor(origin),
+        signIn: async (page) => {
+          await page.goto(launchUrl);
+          await expect(page).toHaveURL(origin + "/");
+          const cookies = await page.context().cookies(origin);
+          if (!cookies.some((c) => c.name === "codewhale_web_session")) {
+            throw new Error(`sign-in set no session cookie; codewhale said:\n${logs()}`);
+          }
+          if (hydrates) await page.locator("html[data-hydrated]").waitFor();
+        },
+      });
+    } finally {
+      // The server's log explains most failures: keep it with the report.
+      if (testInfo.status !== testInfo.expectedStatus && logs()) {
+        await testInfo.attach("codewhale.log", { body: logs(), contentType: "text/plain" });
+      }
+      for (const child of started.reverse()) await stop(child);
+      rmSync(home, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+    }
   },
 });
 

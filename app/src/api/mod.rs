@@ -2,6 +2,8 @@
 //! live under `/api/`, which the server's auth middleware protects; during
 //! server-side rendering they run in-process and check the viewer themselves.
 
+mod usage;
 mod workbench;
 
+pub use usage::*;
 pub use workbench::{check_connection, load_workbench, CheckConnection, LoadWorkbench};
