@@ -25,6 +25,8 @@ export default defineConfig({
   timeout: 60_000,
   reporter: [["list"], ["html", { open: "never", outputFolder: "playwright-report" }]],
   use: {
+    // The app marks test hooks with data-test="…".
+    testIdAttribute: "data-test",
     trace: "retain-on-failure",
     screenshot: "only-on-failure",
     launchOptions,

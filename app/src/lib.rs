@@ -1,20 +1,26 @@
 //! codewhale's Leptos application: the page shell, routes, components and
 //! server functions, plus the protocol types that the browser, the server and
 //! the `/v1` API share. Built with `ssr` for the server and `hydrate` for wasm.
+// Leptos view types nest deeply; the default limit is too small for the workbench.
+#![recursion_limit = "512"]
 
 pub mod api;
 mod components;
+mod live;
+pub mod markdown;
 mod pages;
 pub mod protocol;
 #[cfg(feature = "ssr")]
 pub mod security;
+#[cfg(feature = "ssr")]
+pub mod service;
 #[cfg(feature = "ssr")]
 pub mod viewer;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Stylesheet, Title};
 use leptos_router::{
-    components::{Route, Router, Routes},
+    components::{ParentRoute, Route, Router, Routes},
     path, SsrMode,
 };
 
@@ -55,7 +61,11 @@ pub fn App() -> impl IntoView {
             <Routes fallback=pages::NotFound>
                 // Async: the whole page is rendered before it is sent, so it
                 // reads the same with JavaScript off.
-                <Route path=path!("/") view=pages::Home ssr=SsrMode::Async />
+                <ParentRoute path=path!("") view=pages::Home ssr=SsrMode::Async>
+                    <Route path=path!("") view=pages::NoThread ssr=SsrMode::Async />
+                    <Route path=path!("threads/:id") view=pages::ThreadPage ssr=SsrMode::Async />
+                    <Route path=path!("usage") view=pages::Usage ssr=SsrMode::Async />
+                </ParentRoute>
             </Routes>
         </Router>
     }

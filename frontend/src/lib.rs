@@ -1,5 +1,7 @@
 //! The wasm entry point. The page's inline module script (emitted by Leptos'
 //! `HydrationScripts`) calls `hydrate()` once the bundle has loaded.
+// Leptos view types nest deeply; the default limit is too small for the workbench.
+#![recursion_limit = "512"]
 
 use wasm_bindgen::prelude::wasm_bindgen;
 

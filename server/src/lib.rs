@@ -24,3 +24,4 @@ pub mod server;
 pub mod state;
 pub mod store;
 pub mod web;
+pub mod web_service;

@@ -16,6 +16,8 @@ pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
 pub fn app(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     let workbench = state.workbench.clone();
+    let service: std::sync::Arc<dyn app::service::RuntimeService> =
+        std::sync::Arc::new(crate::web_service::WebService(state.clone()));
     let pages = generate_route_list(app::App);
     let cors = cors::layer(&state.runtime.cors_origins);
     Router::new()
@@ -30,7 +32,10 @@ pub fn app(state: AppState) -> Router {
         .leptos_routes_with_context(
             &state,
             pages,
-            move || provide_context(workbench.clone()),
+            move || {
+                provide_context(workbench.clone());
+                provide_context(service.clone());
+            },
             move || app::shell(options.clone()),
         )
         .fallback(assets::serve)

@@ -1,5 +1,6 @@
 //! Wire types shared by the browser, the server and external `/v1` clients.
 
+mod catalog;
 mod error;
 mod events;
 mod interaction;
@@ -10,6 +11,7 @@ mod usage;
 mod views;
 mod workbench;
 
+pub use catalog::ProviderModels;
 pub use error::{ErrorBody, ErrorEnvelope};
 pub use events::{EventEnvelope, EVENT_SCHEMA_VERSION};
 pub use interaction::{

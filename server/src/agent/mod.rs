@@ -77,6 +77,10 @@ impl Engine for Agent {
         })
     }
 
+    fn providers(&self) -> Vec<app::protocol::ProviderModels> {
+        self.providers.catalog()
+    }
+
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome> {
         let provider = self.resolve(&turn.settings);
         let client = self.client.clone();

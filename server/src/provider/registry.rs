@@ -95,6 +95,20 @@ impl Providers {
         }
     }
 
+    /// Every provider with its models, and whether its key is set.
+    pub fn catalog(&self) -> Vec<app::protocol::ProviderModels> {
+        self.providers
+            .iter()
+            .map(|(id, p)| app::protocol::ProviderModels {
+                id: id.clone(),
+                models: p.models.clone(),
+                default_model: p.default_model.clone(),
+                ready: usable(p),
+                key_env: p.api_key_env.clone(),
+            })
+            .collect()
+    }
+
     /// The environment variables that hold provider keys.
     pub fn key_variables(&self) -> Vec<String> {
         self.providers

@@ -139,6 +139,11 @@ pub trait Engine: Send + Sync + 'static {
 
     /// Runs one turn to its end.
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome>;
+
+    /// The providers and models a client may pick from.
+    fn providers(&self) -> Vec<app::protocol::ProviderModels> {
+        Vec::new()
+    }
 }
 
 /// The engine of a build without model providers: every turn is refused up

@@ -72,6 +72,11 @@ impl TurnManager {
         self
     }
 
+    /// The providers and models turns can use.
+    pub fn providers(&self) -> Vec<app::protocol::ProviderModels> {
+        self.engine.providers()
+    }
+
     pub fn approvals(&self) -> &Arc<Approvals> {
         &self.approvals
     }

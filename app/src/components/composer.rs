@@ -1,0 +1,63 @@
+use super::{error_line::failure, ErrorLine};
+use crate::{
+    api::{interrupt_turn, start_turn, steer_turn},
+    live::Live,
+};
+use leptos::prelude::*;
+
+/// The prompt box. Ctrl/⌘+Enter sends; while a turn runs it steers, and
+/// Stop (or Esc) interrupts.
+#[component]
+pub fn Composer() -> AnyView {
+    let live = expect_context::<Live>();
+    let text = RwSignal::new(String::new());
+    let thread = move || live.thread.with_untracked(|t| t.id.clone());
+    let running = Memo::new(move |_| live.active_turn());
+    let send = Action::new_local(move |(prompt, turn): &(String, Option<String>)| {
+        let (prompt, turn, id) = (prompt.clone(), turn.clone(), thread());
+        async move {
+            match turn {
+                Some(turn) => steer_turn(id, turn, prompt).await,
+                None => start_turn(id, prompt).await.map(|_| ()),
+            }
+        }
+    });
+    let stop = Action::new_local(move |turn: &String| interrupt_turn(thread(), turn.clone()));
+    let submit = move || {
+        let prompt = text.get_untracked();
+        if prompt.trim().is_empty() || send.pending().get_untracked() {
+            return;
+        }
+        send.dispatch((prompt, running.get_untracked()));
+        text.set(String::new());
+    };
+    let interrupt = move || {
+        if let Some(turn) = running.get_untracked() {
+            stop.dispatch(turn);
+        }
+    };
+    let on_key = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Enter" && (ev.ctrl_key() || ev.meta_key()) {
+            ev.prevent_default();
+            submit();
+        } else if ev.key() == "Escape" {
+            interrupt();
+        }
+    };
+    view! {
+        <form class="composer" aria-label="Prompt" on:submit=move |ev| { ev.prevent_default(); submit(); }>
+            <label class="visually-hidden" for="prompt">"Prompt"</label>
+            <textarea id="prompt" data-test="prompt" rows="3" bind:value=text on:keydown=on_key
+                placeholder=move || if running.get().is_some() { "Steer the running turn… (Ctrl+Enter)" } else { "Ask codewhale… (Ctrl+Enter to send)" }></textarea>
+            <div class="actions">
+                <button type="submit" class="primary" data-test="send">{move || if running.get().is_some() { "Steer" } else { "Send" }}</button>
+                <Show when=move || running.get().is_some()>
+                    <button type="button" class="danger" data-test="stop" on:click=move |_| interrupt()>"Stop"</button>
+                </Show>
+            </div>
+            <ErrorLine error=failure(send) />
+            <ErrorLine error=failure(stop) />
+        </form>
+    }
+    .into_any()
+}

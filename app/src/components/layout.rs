@@ -1,0 +1,41 @@
+use super::Rail;
+use crate::protocol::Workbench;
+use leptos::prelude::*;
+use leptos_router::components::{Outlet, A};
+
+/// Bumped when the thread list should reload (a thread was created,
+/// renamed, archived, forked, or a turn ended).
+#[derive(Clone, Copy)]
+pub struct RailRefresh(pub RwSignal<u32>);
+
+impl RailRefresh {
+    pub fn bump(self) {
+        self.0.update(|n| *n += 1);
+    }
+}
+
+/// The signed-in workbench: top bar, thread rail, and the selected page.
+#[component]
+pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
+    provide_context(RailRefresh(RwSignal::new(0)));
+    let workspace = workbench.workspace.clone();
+    provide_context(workbench.clone());
+    view! {
+        <header class="topbar">
+            <A href="/" attr:class="brand">"codewhale"</A>
+            <span class="chip" title="codewhale version">{format!("v{}", workbench.codewhale_version)}</span>
+            <nav class="topnav" aria-label="Pages">
+                <A href="/">"Threads"</A>
+                <A href="/usage">"Usage"</A>
+            </nav>
+            <span class="chip muted" title="Default workspace">{workspace}</span>
+        </header>
+        <div class="workbench">
+            <Rail />
+            <main class="main" id="main">
+                <Outlet />
+            </main>
+        </div>
+    }
+    .into_any()
+}

@@ -1,0 +1,104 @@
+use super::{error_line::failure, layout::RailRefresh, ErrorLine};
+use crate::{
+    api::{fork_thread, update_thread},
+    live::{Connection, Live},
+    protocol::PatchThread,
+};
+use leptos::prelude::*;
+use leptos_router::hooks::use_navigate;
+
+/// Title, facts as chips, and the thread's actions.
+#[component]
+pub fn ThreadHeader() -> AnyView {
+    let live = expect_context::<Live>();
+    let thread = live.thread;
+    let title =
+        move || thread.with(|t| t.title.clone().unwrap_or_else(|| "Untitled thread".into()));
+    let posture = move || {
+        thread.with(|t| match (t.mode.as_str(), t.auto_approve) {
+            ("yolo", _) => "Full access",
+            (_, true) => "Auto-approve",
+            _ => "Ask",
+        })
+    };
+    view! {
+        <header class="thread-header">
+            <div class="title-line">
+                <h1 id="thread-title" data-test="thread-title">{title}</h1>
+                <ConnectionBadge state=live.connection />
+            </div>
+            <ul class="chips" aria-label="Thread facts">
+                <li class="chip" title="Workspace">{move || thread.with(|t| t.workspace.clone().unwrap_or_default())}</li>
+                <li class="chip" title="Model">{move || thread.with(|t| t.model.clone().unwrap_or_else(|| "default model".into()))}</li>
+                <li class="chip" title="Mode">{move || thread.with(|t| t.mode.clone())}</li>
+                <li class="chip" title="Permissions" data-test="posture">{posture}</li>
+            </ul>
+            <ThreadActions />
+        </header>
+    }
+    .into_any()
+}
+
+#[component]
+fn ConnectionBadge(state: RwSignal<Connection>) -> AnyView {
+    let text = move || match state.get() {
+        Connection::Connecting => "connecting",
+        Connection::Live => "live",
+        Connection::Reconnecting => "reconnecting…",
+    };
+    view! { <span class="connection" role="status" data-state=text data-test="connection">{text}</span> }
+    .into_any()
+}
+
+/// Rename, archive / unarchive, fork.
+#[component]
+fn ThreadActions() -> AnyView {
+    let live = expect_context::<Live>();
+    let refresh = expect_context::<RailRefresh>();
+    let navigate = use_navigate();
+    let id = move || live.thread.with_untracked(|t| t.id.clone());
+    let patch = Action::new_local(move |patch: &PatchThread| update_thread(id(), patch.clone()));
+    let fork = Action::new_local(move |_: &()| fork_thread(id()));
+    let renaming = RwSignal::new(false);
+    let name = RwSignal::new(String::new());
+    Effect::new(move |_| {
+        if let Some(Ok(thread)) = patch.value().get() {
+            live.thread.set(thread);
+            refresh.bump();
+        }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(thread)) = fork.value().get() {
+            refresh.bump();
+            navigate(&format!("/threads/{}", thread.id), Default::default());
+        }
+    });
+    let archived = move || live.thread.with(|t| t.archived);
+    let rename = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        renaming.set(false);
+        patch.dispatch(PatchThread {
+            title: Some(name.get()),
+            ..Default::default()
+        });
+    };
+    view! {
+        <div class="actions">
+            <button type="button" on:click=move |_| { name.set(live.thread.with(|t| t.title.clone().unwrap_or_default())); renaming.set(true); }>"Rename"</button>
+            <button type="button" data-test="archive" on:click=move |_| { patch.dispatch(PatchThread { archived: Some(!archived()), ..Default::default() }); }>
+                {move || if archived() { "Unarchive" } else { "Archive" }}
+            </button>
+            <button type="button" data-test="fork" on:click=move |_| { fork.dispatch(()); }>"Fork"</button>
+        </div>
+        <Show when=move || renaming.get()>
+            <form class="rename" role="dialog" aria-label="Rename thread" on:submit=rename>
+                <label>"Title" <input bind:value=name autofocus maxlength="200" /></label>
+                <button type="submit" class="primary">"Save"</button>
+                <button type="button" on:click=move |_| renaming.set(false)>"Cancel"</button>
+            </form>
+        </Show>
+        <ErrorLine error=failure(patch) />
+        <ErrorLine error=failure(fork) />
+    }
+    .into_any()
+}

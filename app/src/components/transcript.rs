@@ -1,0 +1,91 @@
+use super::Receipt;
+use crate::{
+    live::{Entry, Live},
+    markdown,
+    protocol::ItemKind,
+};
+use leptos::prelude::*;
+
+/// The thread's items in order; streamed text appears as it arrives.
+#[component]
+pub fn Transcript() -> AnyView {
+    let live = expect_context::<Live>();
+    view! {
+        <section class="transcript" aria-label="Transcript" aria-live="polite" data-test="transcript" on:click=copy_code>
+            <Show when=move || live.items.with(Vec::is_empty)>
+                <p class="muted">"Nothing here yet. Write a prompt below to start."</p>
+            </Show>
+            <For each=move || live.items.get() key=|entry| entry.id.get_value() let:entry>
+                <ItemView entry />
+            </For>
+        </section>
+    }
+    .into_any()
+}
+
+#[component]
+fn ItemView(entry: Entry) -> AnyView {
+    let kind = entry.record.with_untracked(|r| r.kind);
+    let status = move || entry.record.with(|r| r.status.clone());
+    let body = match kind {
+        ItemKind::UserMessage => view! { <div class="bubble user"><p class="plain">{move || entry.text.get()}</p></div> }.into_any(),
+        ItemKind::AgentMessage => view! { <div class="bubble agent"><MessageText entry /></div> }.into_any(),
+        ItemKind::AgentReasoning => view! {
+            <details class="reasoning"><summary>"Reasoning"</summary><p class="plain">{move || entry.text.get()}</p></details>
+        }.into_any(),
+        ItemKind::ContextCompaction => view! {
+            <details class="compaction"><summary>"Conversation compacted"</summary><MessageText entry /></details>
+        }.into_any(),
+        ItemKind::Status | ItemKind::Error => view! {
+            <p class="notice" class:error=kind == ItemKind::Error role="status">{move || entry.text.get()}</p>
+        }.into_any(),
+        _ => view! { <Receipt entry /> }.into_any(),
+    };
+    let kind_name = serde_json::to_value(kind)
+        .ok()
+        .and_then(|k| k.as_str().map(str::to_string))
+        .unwrap_or_default();
+    view! { <div class="item" data-kind=kind_name data-status=status data-test="item">{body}</div> }
+        .into_any()
+}
+
+/// Plain text while streaming (cheap per delta), sanitized Markdown once done.
+#[component]
+fn MessageText(entry: Entry) -> impl IntoView {
+    let streaming = move || entry.record.with(|r| r.status == "in_progress");
+    move || {
+        if streaming() {
+            view! { <p class="plain streaming">{move || entry.text.get()}</p> }.into_any()
+        } else {
+            let html = entry.text.with(|t| markdown::to_html(t));
+            view! { <div class="md" inner_html=html></div> }.into_any()
+        }
+    }
+}
+
+/// Copies a code block when its button is clicked (buttons come with the
+/// rendered Markdown, so one listener serves them all).
+fn copy_code(ev: leptos::ev::MouseEvent) {
+    #[cfg(feature = "hydrate")]
+    {
+        use leptos::wasm_bindgen::JsCast;
+        let Some(target) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<leptos::web_sys::Element>().ok())
+        else {
+            return;
+        };
+        if !target.class_list().contains("copy") {
+            return;
+        }
+        let code = target
+            .parent_element()
+            .and_then(|block| block.query_selector("pre").ok().flatten());
+        if let Some(text) = code.and_then(|pre| pre.text_content()) {
+            let _ = window().navigator().clipboard().write_text(&text);
+            target.set_text_content(Some("Copied"));
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = ev;
+}

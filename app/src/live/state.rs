@@ -1,0 +1,296 @@
+//! A selected thread as the browser holds it: the snapshot, then every
+//! event applied in order. Item text lives in its own signal so a delta
+//! re-renders one text node, not the transcript.
+
+use crate::protocol::{EventEnvelope, ThreadDetail, ThreadRecord, TurnItemRecord, TurnRecord};
+use leptos::prelude::*;
+use serde_json::Value;
+
+/// One transcript entry.
+#[derive(Clone, Copy)]
+pub struct Entry {
+    pub id: StoredValue<String>,
+    pub record: RwSignal<TurnItemRecord>,
+    pub text: RwSignal<String>,
+}
+
+impl Entry {
+    fn new(record: TurnItemRecord) -> Self {
+        let text = record.detail.clone().unwrap_or_default();
+        Self {
+            id: StoredValue::new(record.id.clone()),
+            record: RwSignal::new(record),
+            text: RwSignal::new(text),
+        }
+    }
+}
+
+/// The state of the event stream, for the connection indicator.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Connection {
+    Connecting,
+    Live,
+    Reconnecting,
+}
+
+/// What applying an event found.
+#[derive(Debug, PartialEq, Eq)]
+pub enum Applied {
+    Applied,
+    /// Already seen (a replay overlap): dropped.
+    Duplicate,
+    /// The stream skipped something: load a fresh snapshot.
+    Gap,
+}
+
+#[derive(Clone, Copy)]
+pub struct Live {
+    pub thread: RwSignal<ThreadRecord>,
+    pub turns: RwSignal<Vec<TurnRecord>>,
+    pub items: RwSignal<Vec<Entry>>,
+    pub approvals: RwSignal<Vec<Value>>,
+    pub inputs: RwSignal<Vec<Value>>,
+    pub tool_calls: RwSignal<Vec<Value>>,
+    /// The newest seq applied.
+    pub cursor: RwSignal<i64>,
+    pub connection: RwSignal<Connection>,
+}
+
+impl Live {
+    pub fn new(detail: ThreadDetail) -> Self {
+        let live = Self {
+            thread: RwSignal::new(detail.thread.clone()),
+            turns: RwSignal::new(Vec::new()),
+            items: RwSignal::new(Vec::new()),
+            approvals: RwSignal::new(Vec::new()),
+            inputs: RwSignal::new(Vec::new()),
+            tool_calls: RwSignal::new(Vec::new()),
+            cursor: RwSignal::new(0),
+            connection: RwSignal::new(Connection::Connecting),
+        };
+        live.reset(detail);
+        live
+    }
+
+    /// Replaces everything with a fresh snapshot.
+    pub fn reset(&self, detail: ThreadDetail) {
+        self.thread.set(detail.thread);
+        self.turns.set(detail.turns);
+        self.items
+            .set(detail.items.into_iter().map(Entry::new).collect());
+        self.approvals.set(detail.pending_approvals);
+        self.inputs.set(detail.pending_user_inputs);
+        self.tool_calls.set(detail.pending_dynamic_tool_calls);
+        self.cursor.set(detail.latest_seq);
+    }
+
+    /// The running turn, if any.
+    pub fn active_turn(&self) -> Option<String> {
+        self.turns.with(|turns| {
+            turns
+                .iter()
+                .rev()
+                .find(|t| t.status.is_active())
+                .map(|t| t.id.clone())
+        })
+    }
+
+    /// Applies one event in order; refuses to skip over missing ones.
+    pub fn apply(&self, event: &EventEnvelope) -> Applied {
+        let cursor = self.cursor.get_untracked();
+        if event.seq <= cursor {
+            return Applied::Duplicate;
+        }
+        if event.previous_seq != cursor {
+            return Applied::Gap;
+        }
+        self.cursor.set(event.seq);
+        let payload = &event.payload;
+        match event.event.as_str() {
+            "thread.updated" => self.set_thread(payload),
+            "turn.started" | "turn.completed" => self.set_turn(payload),
+            "item.started" | "item.completed" | "item.failed" | "item.interrupted" => {
+                self.set_item(payload)
+            }
+            "item.delta" => self.append(event.item_id.as_deref(), payload),
+            "approval.required" => push(self.approvals, payload),
+            "approval.decided" => remove(self.approvals, payload, "approval_id"),
+            "user_input.required" => push(self.inputs, payload),
+            "user_input.answered" | "user_input.canceled" => {
+                remove(self.inputs, payload, "input_id")
+            }
+            "tool_call.requested" => push(self.tool_calls, payload),
+            "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled" => {
+                remove(self.tool_calls, payload, "call_id")
+            }
+            _ => {}
+        }
+        Applied::Applied
+    }
+
+    fn set_thread(&self, payload: &Value) {
+        if let Ok(thread) = serde_json::from_value(payload["thread"].clone()) {
+            self.thread.set(thread);
+        }
+    }
+
+    fn set_turn(&self, payload: &Value) {
+        let Ok(turn) = serde_json::from_value::<TurnRecord>(payload["turn"].clone()) else {
+            return;
+        };
+        self.turns
+            .update(|turns| match turns.iter_mut().find(|t| t.id == turn.id) {
+                Some(existing) => *existing = turn,
+                None => turns.push(turn),
+            });
+    }
+
+    fn set_item(&self, payload: &Value) {
+        let Ok(item) = serde_json::from_value::<TurnItemRecord>(payload["item"].clone()) else {
+            return;
+        };
+        let existing = self.items.with_untracked(|items| {
+            items
+                .iter()
+                .find(|e| e.id.with_value(|id| *id == item.id))
+                .copied()
+        });
+        match existing {
+            Some(entry) => {
+                // The stored text is authoritative once the item ends.
+                if let Some(text) = item.detail.clone().filter(|t| !t.is_empty()) {
+                    entry.text.set(text);
+                }
+                entry.record.set(item);
+            }
+            None => self.items.update(|items| items.push(Entry::new(item))),
+        }
+    }
+
+    fn append(&self, item_id: Option<&str>, payload: &Value) {
+        let (Some(item_id), Some(delta)) = (item_id, payload["delta"].as_str()) else {
+            return;
+        };
+        let entry = self.items.with_untracked(|items| {
+            items
+                .iter()
+                .find(|e| e.id.with_value(|id| id == item_id))
+                .copied()
+        });
+        if let Some(entry) = entry {
+            entry.text.update(|text| text.push_str(delta));
+        }
+    }
+}
+
+fn push(list: RwSignal<Vec<Value>>, payload: &Value) {
+    list.update(|list| {
+        if !list.iter().any(|v| v["id"] == payload["id"]) {
+            list.push(payload.clone());
+        }
+    });
+}
+
+fn remove(list: RwSignal<Vec<Value>>, payload: &Value, key: &str) {
+    let id = payload[key].clone();
+    list.update(|list| list.retain(|v| v["id"] != id));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn detail() -> ThreadDetail {
+        serde_json::from_value(json!({
+            "thread": {"id": "thr_1", "created_at": "", "updated_at": "", "model": null,
+                "model_provider": null, "workspace": null, "mode": "agent", "allow_shell": true,
+                "trust_mode": false, "auto_approve": false, "title": null, "system_prompt": null,
+                "task_id": null, "latest_turn_id": null, "latest_response_bookmark": null, "archived": false},
+            "turns": [], "items": [], "latest_seq": 10, "pending_approvals": [],
+            "pending_user_inputs": [], "pending_dynamic_tool_calls": []
+        }))
+        .unwrap()
+    }
+
+    fn event(
+        seq: i64,
+        previous: i64,
+        name: &str,
+        item: Option<&str>,
+        payload: Value,
+    ) -> EventEnvelope {
+        EventEnvelope {
+            schema_version: 1,
+            seq,
+            previous_seq: previous,
+            event: name.into(),
+            kind: name.into(),
+            thread_id: "thr_1".into(),
+            turn_id: Some("turn_1".into()),
+            item_id: item.map(Into::into),
+            timestamp: String::new(),
+            created_at: String::new(),
+            payload,
+        }
+    }
+
+    #[test]
+    fn deltas_apply_once_and_gaps_are_detected() {
+        let owner = Owner::new();
+        owner.set();
+        let live = Live::new(detail());
+        let item = json!({"item": {"id": "item_1", "turn_id": "turn_1", "kind": "agent_message",
+            "status": "in_progress", "summary": "", "detail": null, "metadata": {}, "started_at": null, "ended_at": null}});
+        assert_eq!(
+            live.apply(&event(11, 10, "item.started", Some("item_1"), item)),
+            Applied::Applied
+        );
+        let delta = event(
+            12,
+            11,
+            "item.delta",
+            Some("item_1"),
+            json!({"delta": "Hel", "kind": "agent_message"}),
+        );
+        assert_eq!(live.apply(&delta), Applied::Applied);
+        assert_eq!(
+            live.apply(&delta),
+            Applied::Duplicate,
+            "a replayed delta is dropped"
+        );
+        let more = event(
+            13,
+            12,
+            "item.delta",
+            Some("item_1"),
+            json!({"delta": "lo", "kind": "agent_message"}),
+        );
+        assert_eq!(live.apply(&more), Applied::Applied);
+        let text = live
+            .items
+            .with_untracked(|items| items[0].text.get_untracked());
+        assert_eq!(text, "Hello");
+        let skipped = event(20, 18, "item.delta", Some("item_1"), json!({"delta": "!"}));
+        assert_eq!(live.apply(&skipped), Applied::Gap);
+        assert_eq!(live.cursor.get_untracked(), 13);
+    }
+
+    #[test]
+    fn pending_requests_come_and_go() {
+        let owner = Owner::new();
+        owner.set();
+        let live = Live::new(detail());
+        let required = json!({"id": "appr_1", "approval_id": "appr_1", "tool_name": "exec_shell"});
+        live.apply(&event(11, 10, "approval.required", None, required));
+        assert_eq!(live.approvals.with_untracked(Vec::len), 1);
+        live.apply(&event(
+            12,
+            11,
+            "approval.decided",
+            None,
+            json!({"approval_id": "appr_1", "decision": "allow"}),
+        ));
+        assert_eq!(live.approvals.with_untracked(Vec::len), 0);
+    }
+}

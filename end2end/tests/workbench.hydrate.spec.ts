@@ -1,0 +1,130 @@
+import { test, expect } from "./fixtures";
+import { text, reasoningThenText, toolCall, slowText } from "./support/replies";
+
+// The interactive workbench (needs the wasm bundle).
+
+test("create a thread, stream an answer with reasoning, and follow it in the rail", async ({ page, codewhale }) => {
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
+  await codewhale.signIn(page);
+  await expect(page.getByTestId("no-threads")).toBeVisible();
+
+  await page.getByTestId("new-thread").click();
+  await page.getByRole("button", { name: "Create thread" }).click();
+  await expect(page).toHaveURL(/\/threads\/thr_/);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+
+  await codewhale.mock.push(reasoningThenText("The user greets.", "Hello **there**, `friend`!"));
+  await page.getByTestId("prompt").fill("hi");
+  await page.getByTestId("prompt").press("Control+Enter");
+  const transcript = page.getByTestId("transcript");
+  await expect(transcript.locator(".bubble.user")).toHaveText("hi");
+  await expect(transcript.locator(".bubble.agent strong")).toHaveText("there");
+  await expect(transcript.locator(".reasoning")).toContainText("The user greets.");
+  await expect(page.getByTestId("thread-row")).toHaveCount(1);
+  await expect(page.getByTestId("thread-row")).toContainText("hi");
+  await page.screenshot({ path: test.info().outputPath("answer.png"), fullPage: true });
+  expect(errors).toEqual([]);
+});
+
+test("approve one shell command, deny another, and see the receipts", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+
+  await codewhale.mock.push(
+    toolCall("exec_shell", { command: "echo approved-output" }),
+    toolCall("exec_shell", { command: "touch denied-file" }),
+    text("Done."),
+  );
+  await page.getByTestId("prompt").fill("run things");
+  await page.getByTestId("send").click();
+
+  const approval = page.getByTestId("approval");
+  await expect(approval).toContainText("echo approved-output");
+  await page.screenshot({ path: test.info().outputPath("approval.png"), fullPage: true });
+  await approval.getByTestId("allow").click();
+  await expect(approval).toContainText("touch denied-file");
+  await approval.getByTestId("deny").click();
+  await expect(page.getByTestId("transcript").locator(".bubble.agent")).toHaveText("Done.");
+  await expect(approval).toHaveCount(0);
+
+  const receipts = page.getByTestId("receipt");
+  await expect(receipts).toHaveCount(2);
+  await receipts.first().locator("summary").click();
+  await expect(receipts.first().locator(".command")).toHaveText("$ echo approved-output");
+  await expect(receipts.first().locator(".output")).toContainText("approved-output");
+  await expect(receipts.nth(1).locator(".status")).toHaveText("failed");
+});
+
+test("answer the agent's questions", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  await codewhale.mock.push(
+    toolCall("request_user_input", {
+      questions: [
+        { id: "db", header: "Database", question: "Which database?", options: [{ label: "SQLite" }, { label: "Postgres" }] },
+        { id: "name", question: "Project name?", allow_free_text: true },
+      ],
+    }),
+    text("Thanks."),
+  );
+  await page.getByTestId("prompt").fill("set it up");
+  await page.getByTestId("send").click();
+  const form = page.getByTestId("user-input");
+  await expect(form).toContainText("Which database?");
+  await form.getByLabel("SQLite").check();
+  await form.getByRole("button", { name: "Send answers" }).click();
+  await expect(form.getByRole("alert")).toContainText("Project name?");
+  await form.getByPlaceholder("Your answer").fill("whale-secret-name");
+  await form.getByRole("button", { name: "Send answers" }).click();
+  await expect(page.getByTestId("transcript").locator(".bubble.agent")).toHaveText("Thanks.");
+  await expect(form).toHaveCount(0);
+  const requests = await codewhale.mock.requests();
+  expect(JSON.stringify(requests[1])).toContain("whale-secret-name");
+  await page.reload();
+  await expect(page.locator("body")).not.toContainText("whale-secret-name");
+});
+
+test("steer and stop a running turn", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  await codewhale.mock.push(slowText(["one ", "two ", "three ", "four ", "five ", "six ", "seven "], 400));
+  await page.getByTestId("prompt").fill("count slowly");
+  await page.getByTestId("send").click();
+  await expect(page.getByTestId("send")).toHaveText("Steer");
+  await expect(page.getByTestId("transcript").locator(".streaming")).toContainText("one");
+  await page.getByTestId("prompt").fill("actually, stop at three");
+  await page.getByTestId("prompt").press("Control+Enter");
+  await expect(page.getByTestId("transcript").locator(".bubble.user")).toHaveCount(2);
+  await page.getByTestId("stop").click();
+  await expect(page.getByTestId("send")).toHaveText("Send");
+  await expect(page.getByTestId("stop")).toHaveCount(0);
+});
+
+test("rename, archive and fork from the header", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  await page.getByRole("button", { name: "Rename" }).click();
+  await page.getByRole("dialog", { name: "Rename thread" }).getByLabel("Title").fill("Whale tales");
+  await page.getByRole("button", { name: "Save" }).click();
+  await expect(page.getByTestId("thread-title")).toHaveText("Whale tales");
+  await expect(page.getByTestId("thread-row")).toContainText("Whale tales");
+
+  await page.getByTestId("fork").click();
+  await expect(page).not.toHaveURL(new RegExp(thread.id));
+  await expect(page.getByTestId("thread-row")).toHaveCount(2);
+
+  await page.getByTestId("archive").click();
+  await expect(page.getByTestId("archive")).toHaveText("Unarchive");
+  await expect(page.getByTestId("thread-row")).toHaveCount(1);
+  await page.getByRole("link", { name: "Show archived threads" }).click();
+  await expect(page.getByTestId("thread-row")).toHaveCount(1);
+});
