@@ -13,7 +13,7 @@ test("the page hydrates and its controls talk to the server", async ({ page, cod
   await expect(page).toHaveURL(codewhale.origin + "/");
   await page.locator("html[data-hydrated]").waitFor();
 
-  const status = page.getByRole("status");
+  const status = page.getByTestId("connection-status");
   await expect(status).toHaveText("Not checked yet.");
   await page.getByRole("button", { name: "Check connection" }).click();
   await expect(status).toHaveText(/Connected: the server answered in \d+ ms\./);
@@ -28,7 +28,7 @@ test("without the wasm bundle the button does nothing", async ({ browser, codewh
   const page = await context.newPage();
   await page.goto(codewhale.launchUrl);
   await page.getByRole("button", { name: "Check connection" }).click();
-  await expect(page.getByRole("status")).toHaveText("Not checked yet.");
+  await expect(page.getByTestId("connection-status")).toHaveText("Not checked yet.");
   await expect(page.locator("html[data-hydrated]")).toHaveCount(0);
   await context.close();
 });

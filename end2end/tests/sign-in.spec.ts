@@ -8,15 +8,15 @@ test("a visitor without a session sees how to get in, and no data", async ({ pag
   expect(response?.status()).toBe(200);
   await expect(page.getByRole("heading", { name: "codewhale" })).toBeVisible();
   await expect(page.getByText("not signed in")).toBeVisible();
-  await expect(page.getByText("Workspace")).toHaveCount(0);
+  await expect(page.getByRole("navigation", { name: "Threads" })).toHaveCount(0);
 });
 
 test("the one-time link signs in once, then is refused", async ({ page, context, codewhale }) => {
   const response = await page.goto(codewhale.launchUrl);
   expect(response?.status()).toBe(200);
   await expect(page).toHaveURL(codewhale.origin + "/");
-  await expect(page.getByRole("heading", { name: "Workbench" })).toBeVisible();
-  await expect(page.getByText("Workspace")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Start a thread" })).toBeVisible();
+  await expect(page.getByRole("navigation", { name: "Threads" })).toBeVisible();
   await page.screenshot({ path: test.info().outputPath("workbench.png"), fullPage: true });
 
   const cookies = await context.cookies(codewhale.origin);

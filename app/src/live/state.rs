@@ -36,7 +36,7 @@ pub enum Connection {
 /// What applying an event found.
 #[derive(Debug, PartialEq, Eq)]
 pub enum Applied {
-    Applied,
+    Fresh,
     /// Already seen (a replay overlap): dropped.
     Duplicate,
     /// The stream skipped something: load a fresh snapshot.
@@ -125,7 +125,7 @@ impl Live {
             }
             _ => {}
         }
-        Applied::Applied
+        Applied::Fresh
     }
 
     fn set_thread(&self, payload: &Value) {
@@ -244,7 +244,7 @@ mod tests {
             "status": "in_progress", "summary": "", "detail": null, "metadata": {}, "started_at": null, "ended_at": null}});
         assert_eq!(
             live.apply(&event(11, 10, "item.started", Some("item_1"), item)),
-            Applied::Applied
+            Applied::Fresh
         );
         let delta = event(
             12,
@@ -253,7 +253,7 @@ mod tests {
             Some("item_1"),
             json!({"delta": "Hel", "kind": "agent_message"}),
         );
-        assert_eq!(live.apply(&delta), Applied::Applied);
+        assert_eq!(live.apply(&delta), Applied::Fresh);
         assert_eq!(
             live.apply(&delta),
             Applied::Duplicate,
@@ -266,7 +266,7 @@ mod tests {
             Some("item_1"),
             json!({"delta": "lo", "kind": "agent_message"}),
         );
-        assert_eq!(live.apply(&more), Applied::Applied);
+        assert_eq!(live.apply(&more), Applied::Fresh);
         let text = live
             .items
             .with_untracked(|items| items[0].text.get_untracked());

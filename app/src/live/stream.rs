@@ -95,7 +95,7 @@ fn open(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
             live.connection.set(Connection::Live);
             match live.apply(&event) {
                 Applied::Gap => resync(live, stream.clone(), on_turn_end),
-                Applied::Applied if event.event == "turn.completed" => on_turn_end.run(()),
+                Applied::Fresh if event.event == "turn.completed" => on_turn_end.run(()),
                 _ => {}
             }
         })

@@ -1,0 +1,47 @@
+import { test, expect } from "./fixtures";
+import { text, reasoningThenText, toolCall } from "./support/replies";
+import { createThread, runTurn } from "./support/threads";
+
+// Runs hydrated and with JavaScript off: the rail and the transcript are
+// rendered by the server, so a thread reads the same without the bundle.
+
+test("the thread list and the transcript render server-side", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page, { title: "Server rendered" });
+  await codewhale.mock.push(
+    reasoningThenText("Think first.", "# Heading\n\nSome `code`:\n\n```sh\necho hi\n```\n\n<script>alert('x')</script>"),
+  );
+  await runTurn(codewhale.api, page, thread.id, "show me markdown");
+  await codewhale.mock.push(toolCall("write_file", { path: "notes.txt", content: "one\ntwo\n" }), text("Wrote it."));
+  await codewhale.api(page, "PATCH", `/v1/threads/${thread.id}`, { auto_approve: true });
+  await runTurn(codewhale.api, page, thread.id, "write a file");
+
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("thread-row")).toContainText("Server rendered");
+  await expect(page.getByTestId("thread-title")).toHaveText("Server rendered");
+  const transcript = page.getByTestId("transcript");
+  await expect(transcript.locator(".bubble.user").first()).toHaveText("show me markdown");
+  await expect(transcript.locator(".md h1")).toHaveText("Heading");
+  await expect(transcript.locator(".md pre")).toContainText("echo hi");
+  await expect(transcript.locator(".code .copy")).toHaveCount(1);
+  // The model's HTML is text, never markup.
+  await expect(transcript.locator("script")).toHaveCount(0);
+  await expect(transcript).toContainText("<script>alert('x')</script>");
+  await expect(transcript.locator(".reasoning")).toContainText("Think first.");
+  const receipt = page.getByTestId("receipt");
+  await expect(receipt).toContainText("write_file notes.txt");
+  await expect(receipt.locator(".diff .add")).toHaveCount(2);
+  await expect(page.getByTestId("posture")).toHaveText("Auto-approve");
+  await page.screenshot({ path: test.info().outputPath("transcript.png"), fullPage: true });
+});
+
+test("search narrows the rail", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  await createThread(codewhale.api, page, { title: "Alpha whale" });
+  await createThread(codewhale.api, page, { title: "Beta dolphin" });
+  await page.goto(`${codewhale.origin}/?q=dolphin`);
+  await expect(page.getByTestId("thread-row")).toHaveCount(1);
+  await expect(page.getByTestId("thread-row")).toContainText("Beta dolphin");
+  await page.goto(`${codewhale.origin}/`);
+  await expect(page.getByTestId("thread-row")).toHaveCount(2);
+});
