@@ -128,3 +128,80 @@ test("rename, archive and fork from the header", async ({ page, codewhale }) => 
   await page.getByRole("link", { name: "Show archived threads" }).click();
   await expect(page.getByTestId("thread-row")).toHaveCount(1);
 });
+
+test("a reload in the middle of a turn keeps the pending approval, and it still works", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  await codewhale.mock.push(toolCall("exec_shell", { command: "echo after-reload" }), text("All done."));
+  await page.getByTestId("prompt").fill("run it");
+  await page.getByTestId("send").click();
+  await expect(page.getByTestId("approval")).toContainText("echo after-reload");
+
+  await page.reload();
+  await expect(page.getByTestId("approval")).toContainText("echo after-reload");
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  await page.getByTestId("approval").getByTestId("allow").click();
+  await expect(page.getByTestId("transcript").locator(".bubble.agent")).toHaveText("All done.");
+  await expect(page.getByTestId("receipt").locator(".output")).toContainText("after-reload");
+});
+
+test("a cut event stream reconnects without losing or repeating text", async ({ page, codewhale }) => {
+  // Keep a handle on the page's EventSources so the test can cut one the
+  // way a dropped connection does: no more events, then an error.
+  await page.addInitScript(() => {
+    const Native = window.EventSource;
+    (window as any).__sources = [];
+    window.EventSource = class extends Native {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        (window as any).__sources.push(this);
+      }
+    };
+  });
+  await codewhale.signIn(page);
+  const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  const words = Array.from({ length: 30 }, (_, n) => `w${n} `);
+  await codewhale.mock.push(slowText(words, 60));
+  await page.getByTestId("prompt").fill("stream a lot");
+  await page.getByTestId("send").click();
+  await expect(page.getByTestId("transcript").locator(".streaming")).toContainText("w2");
+
+  await page.evaluate(() => (window as any).__sources.at(-1).close());
+  await page.waitForTimeout(800); // the turn streams on while we hear nothing
+  await page.evaluate(() => {
+    const source = (window as any).__sources.at(-1);
+    source.onerror(new Event("error"));
+  });
+  await expect(page.getByTestId("connection")).toHaveText("reconnecting…");
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  const answer = page.getByTestId("transcript").locator(".bubble.agent");
+  await expect(answer).toHaveText(words.join("").trim());
+  const opened = await page.evaluate(() => (window as any).__sources.map((s: EventSource) => s.url));
+  expect(opened.length).toBe(2);
+  expect(new URL(opened[1]).searchParams.get("since_seq")).not.toBe(new URL(opened[0]).searchParams.get("since_seq"));
+});
+
+test("two tabs on one thread stay in sync", async ({ page, context, codewhale }) => {
+  await codewhale.signIn(page);
+  const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
+  const url = `${codewhale.origin}/threads/${thread.id}`;
+  await page.goto(url);
+  const other = await context.newPage();
+  await other.goto(url);
+  for (const tab of [page, other]) await expect(tab.getByTestId("connection")).toHaveText("live");
+
+  await codewhale.mock.push(toolCall("exec_shell", { command: "echo two-tabs" }), text("Synced answer."));
+  await page.getByTestId("prompt").fill("from the first tab");
+  await page.getByTestId("send").click();
+  await expect(other.getByTestId("approval")).toContainText("echo two-tabs");
+  await other.getByTestId("approval").getByTestId("allow").click();
+  for (const tab of [page, other]) {
+    await expect(tab.getByTestId("approval")).toHaveCount(0);
+    await expect(tab.getByTestId("transcript").locator(".bubble.user")).toHaveText("from the first tab");
+    await expect(tab.getByTestId("transcript").locator(".bubble.agent")).toHaveText("Synced answer.");
+  }
+});
