@@ -8,7 +8,7 @@ pub mod api;
 mod components;
 mod live;
 pub mod markdown;
-mod pages;
+pub(crate) mod pages;
 pub mod protocol;
 #[cfg(feature = "ssr")]
 pub mod security;

@@ -13,4 +13,8 @@ pub fn hydrate() {
     if let Some(root) = leptos::prelude::document().document_element() {
         let _ = root.set_attribute("data-hydrated", "true");
     }
+    // "Interactive" for the performance suite: navigation start to here.
+    if let Some(performance) = leptos::prelude::window().performance() {
+        let _ = performance.mark("codewhale:hydrated");
+    }
 }

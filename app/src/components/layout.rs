@@ -17,7 +17,6 @@ impl RailRefresh {
 /// The signed-in workbench: top bar, thread rail, and the selected page.
 #[component]
 pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
-    provide_context(RailRefresh(RwSignal::new(0)));
     let workspace = workbench.workspace.clone();
     provide_context(workbench.clone());
     view! {

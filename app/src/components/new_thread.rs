@@ -1,6 +1,7 @@
 use super::layout::RailRefresh;
 use crate::{
-    api::{create_thread, list_providers},
+    api::create_thread,
+    pages::PageData,
     protocol::{CreateThread, Workbench},
 };
 use leptos::prelude::*;
@@ -69,7 +70,7 @@ pub fn NewThread() -> impl IntoView {
 /// Models of the configured providers ("provider/model"), default first.
 #[component]
 fn ModelPicker(model: RwSignal<String>) -> AnyView {
-    let providers = Resource::new(|| (), |_| list_providers());
+    let providers = expect_context::<PageData>().providers;
     view! {
         <label>"Model"
             <select bind:value=model name="model">

@@ -1,5 +1,5 @@
-use super::{layout::RailRefresh, NewThread, ThreadRow};
-use crate::api::list_threads;
+use super::{NewThread, ThreadRow};
+use crate::pages::PageData;
 use leptos::prelude::*;
 use leptos_router::{
     components::{Form, A},
@@ -12,11 +12,7 @@ pub fn Rail() -> impl IntoView {
     let query = use_query_map();
     let search = move || query.read().get("q").unwrap_or_default();
     let archived = move || query.read().get("archived").is_some_and(|v| v == "1");
-    let refresh = expect_context::<RailRefresh>().0;
-    let threads = Resource::new(
-        move || (archived(), search(), refresh.get()),
-        |(archived, search, _)| list_threads(archived, search),
-    );
+    let threads = expect_context::<PageData>().threads;
     view! {
         <nav class="rail" aria-label="Threads">
             <NewThread />

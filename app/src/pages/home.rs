@@ -1,3 +1,4 @@
+use super::data::provide_page_data;
 use crate::{
     api::load_workbench,
     components::{ErrorNotice, SignIn, WorkbenchLayout},
@@ -9,6 +10,7 @@ use leptos::prelude::*;
 #[component]
 pub fn Home() -> AnyView {
     let workbench = Resource::new(|| (), |_| load_workbench());
+    provide_page_data();
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {

@@ -1,10 +1,11 @@
-use crate::{api::list_providers, components::ConnectionCheck};
+use super::PageData;
+use crate::components::ConnectionCheck;
 use leptos::prelude::*;
 
 /// `/`: what to do first. Says so plainly when no provider can run a turn.
 #[component]
 pub fn NoThread() -> AnyView {
-    let providers = Resource::new(|| (), |_| list_providers());
+    let providers = expect_context::<PageData>().providers;
     view! {
         <section class="empty" aria-labelledby="start-title">
             <h1 id="start-title">"Start a thread"</h1>

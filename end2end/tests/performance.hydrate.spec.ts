@@ -1,0 +1,84 @@
+import { test, expect } from "./fixtures";
+import type { Reply } from "./support/replies";
+import { createThread, runTurn } from "./support/threads";
+import { writeFileSync } from "node:fs";
+
+// Measures the workbench's performance targets with the browser's own
+// clocks (performance marks, long-task observer). It records numbers for
+// BENCHMARKS.md (scripts/bench-web) and checks behaviour, not time.
+
+// Tracing snapshots the whole DOM on every action: it would be measured too.
+test.use({ trace: "off", screenshot: "off" });
+
+function manyListDirCalls(count: number): Reply {
+  const chunks: any[] = Array.from({ length: count }, (_, index) => ({
+    kind: "tool_call", index, id: `call_${index}`, name: "list_dir", arguments: "{}",
+  }));
+  chunks.push({ kind: "finish", reason: "tool_calls" }, { kind: "usage", prompt_tokens: 10, completion_tokens: 10 });
+  return { type: "stream", chunks, delay_ms: 0 };
+}
+
+function record(name: string, value: unknown) {
+  const out = process.env.CODEWHALE_PERF_OUT ?? test.info().outputPath(`${name}.json`);
+  writeFileSync(out.endsWith(".json") && process.env.CODEWHALE_PERF_OUT ? `${out.slice(0, -5)}-${name}.json` : out, JSON.stringify(value, null, 2));
+  test.info().annotations.push({ type: name, description: JSON.stringify(value) });
+  console.log(`${name}: ${JSON.stringify(value)}`);
+}
+
+test("a thread of 2,000 items renders server-side and hydrates", async ({ page, codewhale }) => {
+  test.setTimeout(180_000);
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page, { auto_approve: true });
+  await codewhale.mock.push(manyListDirCalls(1000), manyListDirCalls(998), { type: "stream", chunks: [{ kind: "text", text: "done" }, { kind: "finish", reason: "stop" }], delay_ms: 0 });
+  await runTurn(codewhale.api, page, thread.id, "list a lot");
+  const { json: detail } = await codewhale.api(page, "GET", `/v1/threads/${thread.id}`);
+  expect(detail.items.length).toBeGreaterThanOrEqual(2000);
+
+  const samples: { hydrated_ms: number; response_ms: number; html_bytes: number }[] = [];
+  for (let run = 0; run < 5; run++) {
+    await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+    await page.locator("html[data-hydrated]").waitFor();
+    await expect(page.getByTestId("item")).toHaveCount(detail.items.length);
+    samples.push(await page.evaluate(() => {
+      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      const mark = performance.getEntriesByName("codewhale:hydrated")[0];
+      return { hydrated_ms: Math.round(mark.startTime), response_ms: Math.round(nav.responseEnd), html_bytes: nav.decodedBodySize };
+    }));
+  }
+  const sorted = samples.map((s) => s.hydrated_ms).sort((a, b) => a - b);
+  record("thread-2000-items", { items: detail.items.length, samples, median_hydrated_ms: sorted[2] });
+  // Interactive: the composer works after hydration.
+  await expect(page.getByTestId("send")).toBeEnabled();
+});
+
+test("10,000 streamed deltas arrive once each and the page stays responsive", async ({ page, codewhale }) => {
+  test.setTimeout(180_000);
+  await page.addInitScript(() => {
+    (window as any).__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) (window as any).__longTasks.push(Math.round(entry.duration));
+    }).observe({ type: "longtask", buffered: true });
+  });
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page, {});
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  const parts = Array.from({ length: 10_000 }, (_, n) => `d${n} `);
+  await codewhale.mock.push({
+    type: "stream",
+    chunks: [...parts.map((text) => ({ kind: "text", text })), { kind: "finish", reason: "stop" }, { kind: "usage", prompt_tokens: 1, completion_tokens: 10_000 }],
+    delay_ms: 1,
+  } as Reply);
+  const started = Date.now();
+  await page.getByTestId("prompt").fill("stream ten thousand deltas");
+  await page.getByTestId("send").click();
+  const answer = page.getByTestId("transcript").locator(".bubble.agent");
+  await expect(answer).toHaveText(parts.join("").trim(), { timeout: 120_000 });
+  const longTasks: number[] = await page.evaluate(() => (window as any).__longTasks);
+  record("stream-10000-deltas", {
+    deltas: parts.length,
+    wall_ms: Date.now() - started,
+    long_tasks: longTasks.length,
+    longest_task_ms: Math.max(0, ...longTasks),
+  });
+});
