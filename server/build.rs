@@ -7,7 +7,7 @@ use sha2::{Digest, Sha256};
 use std::{fs, path::Path, path::PathBuf};
 
 /// Inputs of the browser bundle, relative to the workspace root.
-const SITE_INPUTS: [&str; 7] = [
+const SITE_INPUTS: [&str; 9] = [
     "Cargo.lock",
     "Cargo.toml",
     ".cargo",
@@ -15,6 +15,9 @@ const SITE_INPUTS: [&str; 7] = [
     "frontend",
     "style",
     "assets",
+    // The recipe too: a change to how the bundle is built rebuilds it.
+    "scripts/build",
+    "scripts/lib",
 ];
 
 fn main() {

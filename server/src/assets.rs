@@ -1,6 +1,7 @@
 //! The browser bundle (wasm, JS, CSS, icons) embedded in the binary at build
-//! time, served with content types and ETags. Anything else falls through to
-//! the app's own 404 page.
+//! time, served with content types and ETags. Browsers that accept br get
+//! the build's quality-11 `.br` twin. Anything else falls through to the
+//! app's own 404 page.
 
 use crate::state::AppState;
 use axum::{
@@ -21,13 +22,50 @@ pub struct Site;
 pub async fn serve(State(state): State<AppState>, request: Request) -> Response {
     let path = request.uri().path().trim_start_matches('/');
     let is_read = matches!(*request.method(), Method::GET | Method::HEAD);
+    if path.ends_with(".br") {
+        return not_found(state, request).await;
+    }
     match Site::get(path) {
-        Some(file) if is_read && !path.is_empty() => embedded_file(&request, file),
+        Some(file) if is_read && !path.is_empty() => match precompressed(&request, path) {
+            Some(brotli) => {
+                let mime = file.metadata.mimetype().to_string();
+                let mut response = embedded_file(&request, brotli, &mime);
+                let headers = response.headers_mut();
+                headers.insert(header::CONTENT_ENCODING, HeaderValue::from_static("br"));
+                headers.insert(header::VARY, HeaderValue::from_static("accept-encoding"));
+                response
+            }
+            None => {
+                let mime = file.metadata.mimetype().to_string();
+                embedded_file(&request, file, &mime)
+            }
+        },
         _ => not_found(state, request).await,
     }
 }
 
-fn embedded_file(request: &Request, file: rust_embed::EmbeddedFile) -> Response {
+/// The `.br` twin of `path`, when the request accepts br.
+fn precompressed(request: &Request, path: &str) -> Option<rust_embed::EmbeddedFile> {
+    let accepts_br = request
+        .headers()
+        .get_all(header::ACCEPT_ENCODING)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .any(|coding| {
+            let mut parts = coding.split(';');
+            let name = parts.next().unwrap_or_default().trim();
+            let refused = parts.any(|p| p.trim().replace(' ', "") == "q=0");
+            name.eq_ignore_ascii_case("br") && !refused
+        });
+    if accepts_br {
+        Site::get(&format!("{path}.br"))
+    } else {
+        None
+    }
+}
+
+fn embedded_file(request: &Request, file: rust_embed::EmbeddedFile, mime: &str) -> Response {
     let etag = format!("\"{}\"", hex::encode(&file.metadata.sha256_hash()[..16]));
     let fresh = request
         .headers()
@@ -37,7 +75,7 @@ fn embedded_file(request: &Request, file: rust_embed::EmbeddedFile) -> Response 
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let mut response = Body::from(file.data.into_owned()).into_response();
-        if let Ok(mime) = HeaderValue::from_str(&content_type(file.metadata.mimetype())) {
+        if let Ok(mime) = HeaderValue::from_str(&content_type(mime)) {
             response.headers_mut().insert(header::CONTENT_TYPE, mime);
         }
         response

@@ -134,6 +134,35 @@ async fn wasm_js_and_css_are_served_compressed() {
     }
 }
 
+/// Browsers that accept br get the build's quality-11 twin, byte for byte;
+/// the twins are not addressable themselves.
+#[tokio::test]
+async fn brotli_comes_precompressed_from_the_build() {
+    use rust_embed::Embed;
+    let h = Harness::new().await;
+    for file in [
+        format!("pkg/{}_bg.wasm", name()),
+        format!("pkg/{}.js", name()),
+    ] {
+        let twin = codewhale::assets::Site::get(&format!("{file}.br")).expect("a .br twin");
+        let request = Request::get(format!("/{file}"))
+            .header(header::ACCEPT_ENCODING, "gzip, deflate, br, zstd")
+            .body(Body::empty())
+            .unwrap();
+        let reply = h.send(request).await;
+        assert_eq!(reply.header("content-encoding").as_deref(), Some("br"));
+        assert_eq!(reply.header("vary").as_deref(), Some("accept-encoding"));
+        assert!(reply
+            .header("content-type")
+            .is_some_and(|t| !t.contains("brotli")));
+        assert_eq!(reply.body.as_slice(), twin.data.as_ref(), "{file}");
+        assert_eq!(
+            h.get(&format!("/{file}.br")).await.status,
+            StatusCode::NOT_FOUND
+        );
+    }
+}
+
 #[tokio::test]
 async fn the_runtime_token_is_in_no_served_byte() {
     let h = Harness::new().await;
