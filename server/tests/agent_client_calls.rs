@@ -5,30 +5,13 @@
 mod common;
 
 use common::{
-    agent::{setup_with, Setup},
+    agent::{setup_with, tool_call as call, Setup},
     EventReader,
 };
 use mock_provider::{Chunk, Reply};
 use serde_json::{json, Value};
 
 const SECRET: &str = "answer-hunter2-7f3a";
-
-fn call(name: &str, arguments: Value) -> Reply {
-    Reply::Stream {
-        chunks: vec![
-            Chunk::ToolCall {
-                index: 0,
-                id: Some("call_m1".into()),
-                name: Some(name.into()),
-                arguments: arguments.to_string(),
-            },
-            Chunk::Finish {
-                reason: "tool_calls".into(),
-            },
-        ],
-        delay_ms: 0,
-    }
-}
 
 fn questions() -> Value {
     json!({"questions": [

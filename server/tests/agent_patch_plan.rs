@@ -3,45 +3,9 @@
 
 mod common;
 
-use common::agent::{setup_with, Setup};
-use mock_provider::{Chunk, Reply};
+use common::agent::{last_item, setup_in_workspace as setup, tool_call as call, Setup};
+use mock_provider::Reply;
 use serde_json::{json, Value};
-
-fn call(name: &str, arguments: Value) -> Reply {
-    Reply::Stream {
-        chunks: vec![
-            Chunk::ToolCall {
-                index: 0,
-                id: Some("call_p".into()),
-                name: Some(name.into()),
-                arguments: arguments.to_string(),
-            },
-            Chunk::Finish {
-                reason: "tool_calls".into(),
-            },
-        ],
-        delay_ms: 0,
-    }
-}
-
-async fn setup(dir: &std::path::Path, extra: Value) -> Setup {
-    let mut body = json!({ "workspace": dir });
-    body.as_object_mut()
-        .unwrap()
-        .extend(extra.as_object().unwrap().clone());
-    setup_with(body).await
-}
-
-fn last_item(events: &[(String, Value)], kind: &str) -> Value {
-    events
-        .iter()
-        .rev()
-        .find(|(n, e)| {
-            (n == "item.completed" || n == "item.failed") && e["payload"]["item"]["kind"] == kind
-        })
-        .map(|(_, e)| e["payload"]["item"].clone())
-        .unwrap_or_else(|| panic!("no {kind} item"))
-}
 
 /// The content of the last message the model was sent (a tool result).
 fn told(s: &Setup) -> Value {

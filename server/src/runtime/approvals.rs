@@ -6,7 +6,7 @@
 
 use super::{
     ids,
-    pending::{detached, turn_event as event, PendingSet, Waited},
+    pending::{detached, turn_event as event, Ask, PendingSet, Waited},
 };
 use crate::{
     error::ApiError,
@@ -72,25 +72,24 @@ impl Approvals {
             "description": request.description,
             "intent_summary": request.intent_summary,
         });
-        let required = event(thread_id, turn_id, "approval.required", view.clone());
         if auto {
+            let required = event(thread_id, turn_id, "approval.required", view);
             let decided = json!({ "approval_id": approval_id, "decision": "allow", "auto": true });
             let decided = event(thread_id, turn_id, "approval.decided", decided);
             self.pending.commit(vec![required, decided]).await?;
             return Ok(Decision::Allow);
         }
-        let waiting = (thread_id.to_string(), turn_id.to_string(), view);
-        let Ok(receiver) = self
-            .pending
-            .open(&approval_id, waiting, vec![required], None)
-            .await?
-        else {
-            return Ok(Decision::Deny);
+        let ask = Ask {
+            id: approval_id.clone(),
+            thread_id: thread_id.to_string(),
+            turn_id: turn_id.to_string(),
+            event: "approval.required",
+            view,
         };
         let timeout_secs = self.timeout.as_secs();
         let waited = self
             .pending
-            .wait(&approval_id, receiver, self.timeout, |_| {
+            .ask(ask, None, self.timeout, |_| {
                 vec![
                     event(
                         thread_id,
@@ -108,8 +107,8 @@ impl Approvals {
             })
             .await?;
         Ok(match waited {
-            Waited::Answered(decision) => decision,
-            Waited::TimedOut | Waited::Canceled => Decision::Deny,
+            Some(Waited::Answered(decision)) => decision,
+            _ => Decision::Deny,
         })
     }
 

@@ -7,7 +7,7 @@
 
 use super::{
     ids,
-    pending::{detached, turn_event as event, PendingSet, Waited},
+    pending::{detached, turn_event as event, Ask, PendingSet, Waited},
 };
 use crate::{
     error::ApiError,
@@ -81,24 +81,18 @@ impl ClientTools {
         let call_id = call.call_id.clone();
         let mut view = serde_json::to_value(&call).unwrap_or_default();
         view["id"] = json!(call_id);
-        let requested = event(thread_id, turn_id, "tool_call.requested", view.clone());
-        let waiting = (thread_id.to_string(), turn_id.to_string(), view);
-        let opened = self
-            .pending
-            .open(
-                &call_id,
-                waiting,
-                vec![requested],
-                Some(MAX_PENDING_PER_THREAD),
-            )
-            .await?;
-        let Ok(receiver) = opened else {
-            return Ok(CallEnd::Busy);
+        let ask = Ask {
+            id: call_id.clone(),
+            thread_id: thread_id.to_string(),
+            turn_id: turn_id.to_string(),
+            event: "tool_call.requested",
+            view,
         };
         let timeout_secs = self.timeout.as_secs();
+        let limit = Some(MAX_PENDING_PER_THREAD);
         let waited = self
             .pending
-            .wait(&call_id, receiver, self.timeout, |w| {
+            .ask(ask, limit, self.timeout, |w| {
                 vec![event(
                     thread_id,
                     turn_id,
@@ -112,9 +106,10 @@ impl ClientTools {
             })
             .await?;
         Ok(match waited {
-            Waited::Answered(result) => CallEnd::Resolved(result),
-            Waited::TimedOut => CallEnd::TimedOut,
-            Waited::Canceled => CallEnd::Canceled,
+            Some(Waited::Answered(result)) => CallEnd::Resolved(result),
+            Some(Waited::TimedOut) => CallEnd::TimedOut,
+            Some(Waited::Canceled) => CallEnd::Canceled,
+            None => CallEnd::Busy,
         })
     }
 

@@ -47,6 +47,16 @@ pub enum Waited<A> {
 #[derive(Debug, PartialEq, Eq)]
 pub struct Full;
 
+/// A request to open: its id, where it belongs, and the event announcing
+/// it (whose payload is also what snapshots list).
+pub struct Ask {
+    pub id: String,
+    pub thread_id: String,
+    pub turn_id: String,
+    pub event: &'static str,
+    pub view: Value,
+}
+
 impl<A: Send + 'static> PendingSet<A> {
     pub fn new(store: Arc<Store>) -> Self {
         Self {
@@ -59,10 +69,30 @@ impl<A: Send + 'static> PendingSet<A> {
         &self.store
     }
 
+    /// Opens `ask` and waits for its one settlement; `Ok(None)` when the
+    /// thread already has `per_thread_limit` requests waiting.
+    pub async fn ask(
+        &self,
+        ask: Ask,
+        per_thread_limit: Option<usize>,
+        timeout: Duration,
+        on_timeout: impl FnOnce(&Waiting<A>) -> Vec<NewEvent>,
+    ) -> Result<Option<Waited<A>>, StoreError> {
+        let announce = turn_event(&ask.thread_id, &ask.turn_id, ask.event, ask.view.clone());
+        let waiting = (ask.thread_id, ask.turn_id, ask.view);
+        let opened = self.open(&ask.id, waiting, vec![announce], per_thread_limit);
+        let Ok(receiver) = opened.await? else {
+            return Ok(None);
+        };
+        self.wait(&ask.id, receiver, timeout, on_timeout)
+            .await
+            .map(Some)
+    }
+
     /// Makes `id` pending and commits its request events. It is listed
     /// before the events are durable, so a snapshot taken at or after them
     /// shows it.
-    pub async fn open(
+    async fn open(
         &self,
         id: &str,
         waiting: (String, String, Value),
@@ -102,7 +132,7 @@ impl<A: Send + 'static> PendingSet<A> {
 
     /// Waits for the answer; when `timeout` passes first and the timeout
     /// wins the claim, commits `on_timeout` (built from the request).
-    pub async fn wait(
+    async fn wait(
         &self,
         id: &str,
         mut receiver: oneshot::Receiver<A>,

@@ -6,7 +6,7 @@
 
 use super::{
     ids,
-    pending::{detached, turn_event as event, PendingSet, Waited},
+    pending::{detached, turn_event as event, Ask, PendingSet, Waited},
 };
 use crate::{
     error::ApiError,
@@ -53,19 +53,17 @@ impl UserInputs {
             "id": input_id, "input_id": input_id, "thread_id": thread_id,
             "turn_id": turn_id, "request": request,
         });
-        let required = event(thread_id, turn_id, "user_input.required", view.clone());
-        let waiting = (thread_id.to_string(), turn_id.to_string(), view);
-        let Ok(receiver) = self
-            .pending
-            .open(&input_id, waiting, vec![required], None)
-            .await?
-        else {
-            return Ok(Reply::Canceled);
+        let ask = Ask {
+            id: input_id.clone(),
+            thread_id: thread_id.to_string(),
+            turn_id: turn_id.to_string(),
+            event: "user_input.required",
+            view,
         };
         let timeout_secs = self.timeout.as_secs();
         let waited = self
             .pending
-            .wait(&input_id, receiver, self.timeout, |_| {
+            .ask(ask, None, self.timeout, |_| {
                 vec![event(
                     thread_id,
                     turn_id,
@@ -75,9 +73,9 @@ impl UserInputs {
             })
             .await?;
         Ok(match waited {
-            Waited::Answered(answers) => Reply::Answered(answers),
-            Waited::TimedOut => Reply::TimedOut,
-            Waited::Canceled => Reply::Canceled,
+            Some(Waited::Answered(answers)) => Reply::Answered(answers),
+            Some(Waited::TimedOut) => Reply::TimedOut,
+            Some(Waited::Canceled) | None => Reply::Canceled,
         })
     }
 

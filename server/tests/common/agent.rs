@@ -3,7 +3,7 @@
 
 use super::{api_client, EventReader, Harness};
 use codewhale::{agent::Agent, config::Config};
-use mock_provider::Mock;
+use mock_provider::{Chunk, Mock, Reply};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -108,4 +108,43 @@ pub async fn setup_with_provider(provider_toml: &str, body: Value) -> Setup {
         client,
         thread: thread["id"].as_str().unwrap().to_string(),
     }
+}
+
+/// A model reply that calls one tool.
+pub fn tool_call(name: &str, arguments: Value) -> Reply {
+    Reply::Stream {
+        chunks: vec![
+            Chunk::ToolCall {
+                index: 0,
+                id: Some("call_t".into()),
+                name: Some(name.into()),
+                arguments: arguments.to_string(),
+            },
+            Chunk::Finish {
+                reason: "tool_calls".into(),
+            },
+        ],
+        delay_ms: 0,
+    }
+}
+
+/// A thread working in `dir`, created with the extra fields of `extra`.
+pub async fn setup_in_workspace(dir: &std::path::Path, extra: Value) -> Setup {
+    let mut body = json!({ "workspace": dir });
+    if let (Some(body), Some(extra)) = (body.as_object_mut(), extra.as_object()) {
+        body.extend(extra.clone());
+    }
+    setup_with(body).await
+}
+
+/// The last finished item of `kind`.
+pub fn last_item(events: &[(String, Value)], kind: &str) -> Value {
+    events
+        .iter()
+        .rev()
+        .find(|(n, e)| {
+            (n == "item.completed" || n == "item.failed") && e["payload"]["item"]["kind"] == kind
+        })
+        .map(|(_, e)| e["payload"]["item"].clone())
+        .unwrap_or_else(|| panic!("no {kind} item"))
 }
