@@ -138,7 +138,6 @@ async fn wasm_js_and_css_are_served_compressed() {
 /// the twins are not addressable themselves.
 #[tokio::test]
 async fn brotli_comes_precompressed_from_the_build() {
-    use rust_embed::Embed;
     let h = Harness::new().await;
     for file in [
         format!("pkg/{}_bg.wasm", name()),
