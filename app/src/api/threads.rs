@@ -34,7 +34,11 @@ pub async fn list_threads(
 
 #[server(prefix = "/api", endpoint = "thread")]
 pub async fn load_thread(id: String) -> Result<ThreadDetail, ServerFnError> {
-    runtime()?.thread(id).await.map_err(failed)
+    let mut detail = runtime()?.thread(id).await.map_err(failed)?;
+    for item in &mut detail.items {
+        item.trim_for_display();
+    }
+    Ok(detail)
 }
 
 #[server(prefix = "/api", endpoint = "providers")]

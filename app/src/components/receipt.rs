@@ -7,20 +7,25 @@ use serde_json::Value;
 #[component]
 pub fn Receipt(entry: Entry) -> AnyView {
     let record = entry.record;
-    let label = move || match record.with(|r| r.kind) {
+    let kind = record.with_untracked(|r| r.kind);
+    let label = match kind {
         ItemKind::CommandExecution => "Command",
         ItemKind::FileChange => "File change",
         _ => "Tool",
     };
-    let summary = move || record.with(|r| r.summary.clone());
-    let status = move || record.with(|r| r.status.clone());
+    // Few reactive nodes per receipt: a long thread hydrates thousands.
+    // Summary and status change together (while the tool runs).
+    let head = move || {
+        record.with(|r| {
+            view! {
+                <span class="receipt-summary">{r.summary.clone()}</span>
+                <span class=format!("status status-{}", r.status)>{r.status.clone()}</span>
+            }
+        })
+    };
     view! {
         <details class="receipt" data-test="receipt">
-            <summary>
-                <span class="receipt-kind">{label}</span>
-                <span class="receipt-summary">{summary}</span>
-                <span class=move || format!("status status-{}", status())>{status}</span>
-            </summary>
+            <summary><span class="receipt-kind">{label}</span>{head}</summary>
             {move || record.with(|r| details(r.kind, &r.metadata))}
             <pre class="output">{move || entry.text.get()}</pre>
         </details>
@@ -29,14 +34,16 @@ pub fn Receipt(entry: Entry) -> AnyView {
 }
 
 fn details(kind: ItemKind, metadata: &Value) -> Option<AnyView> {
-    let arguments: Value = metadata["arguments"]
-        .as_str()
-        .and_then(|a| serde_json::from_str(a).ok())
-        .unwrap_or_default();
     match kind {
-        ItemKind::CommandExecution => arguments["command"].as_str().map(|command| {
-            view! { <pre class="command">"$ " {command.to_string()}</pre> }.into_any()
-        }),
+        ItemKind::CommandExecution => {
+            let arguments: Value = metadata["arguments"]
+                .as_str()
+                .and_then(|a| serde_json::from_str(a).ok())
+                .unwrap_or_default();
+            arguments["command"].as_str().map(|command| {
+                view! { <pre class="command">"$ " {command.to_string()}</pre> }.into_any()
+            })
+        }
         ItemKind::FileChange => metadata["diff"]
             .as_str()
             .map(|diff| view! { <Diff diff=diff.to_string() /> }.into_any()),

@@ -41,11 +41,7 @@ fn ItemView(entry: Entry) -> AnyView {
         }.into_any(),
         _ => view! { <Receipt entry /> }.into_any(),
     };
-    let kind_name = serde_json::to_value(kind)
-        .ok()
-        .and_then(|k| k.as_str().map(str::to_string))
-        .unwrap_or_default();
-    view! { <div class="item" data-kind=kind_name data-status=status data-test="item">{body}</div> }
+    view! { <div class="item" data-kind=kind.as_str() data-status=status data-test="item">{body}</div> }
         .into_any()
 }
 

@@ -15,12 +15,26 @@ pub struct Entry {
 }
 
 impl Entry {
-    fn new(record: TurnItemRecord) -> Self {
-        let text = record.detail.clone().unwrap_or_default();
+    /// The text moves into its own signal; `record.detail` is left empty.
+    fn new(mut record: TurnItemRecord) -> Self {
+        let text = record.detail.take().unwrap_or_default();
         Self {
             id: StoredValue::new(record.id.clone()),
             record: RwSignal::new(record),
             text: RwSignal::new(text),
+        }
+    }
+
+    /// Brings the entry up to a newer record of the same item. The stored
+    /// text is authoritative once present; signals change only if it differs.
+    fn update(&self, mut record: TurnItemRecord) {
+        if let Some(text) = record.detail.take().filter(|t| !t.is_empty()) {
+            if self.text.with_untracked(|current| *current != text) {
+                self.text.set(text);
+            }
+        }
+        if self.record.with_untracked(|current| *current != record) {
+            self.record.set(record);
         }
     }
 }
@@ -72,12 +86,27 @@ impl Live {
         live
     }
 
-    /// Replaces everything with a fresh snapshot.
+    /// Replaces everything with a fresh snapshot. Items already shown keep
+    /// their entry (the transcript is keyed by item id and would otherwise
+    /// keep rendering the old one), updated to the snapshot's record.
     pub fn reset(&self, detail: ThreadDetail) {
         self.thread.set(detail.thread);
         self.turns.set(detail.turns);
-        self.items
-            .set(detail.items.into_iter().map(Entry::new).collect());
+        let mut known: std::collections::HashMap<String, Entry> = self
+            .items
+            .with_untracked(|items| items.iter().map(|e| (e.id.get_value(), *e)).collect());
+        let items = detail
+            .items
+            .into_iter()
+            .map(|record| match known.remove(&record.id) {
+                Some(entry) => {
+                    entry.update(record);
+                    entry
+                }
+                None => Entry::new(record),
+            })
+            .collect();
+        self.items.set(items);
         self.approvals.set(detail.pending_approvals);
         self.inputs.set(detail.pending_user_inputs);
         self.tool_calls.set(detail.pending_dynamic_tool_calls);
@@ -156,13 +185,7 @@ impl Live {
                 .copied()
         });
         match existing {
-            Some(entry) => {
-                // The stored text is authoritative once the item ends.
-                if let Some(text) = item.detail.clone().filter(|t| !t.is_empty()) {
-                    entry.text.set(text);
-                }
-                entry.record.set(item);
-            }
+            Some(entry) => entry.update(item),
             None => self.items.update(|items| items.push(Entry::new(item))),
         }
     }
@@ -274,6 +297,34 @@ mod tests {
         let skipped = event(20, 18, "item.delta", Some("item_1"), json!({"delta": "!"}));
         assert_eq!(live.apply(&skipped), Applied::Gap);
         assert_eq!(live.cursor.get_untracked(), 13);
+    }
+
+    #[test]
+    fn a_fresh_snapshot_updates_the_entries_already_shown() {
+        let owner = Owner::new();
+        owner.set();
+        let item = |status: &str, text: &str| {
+            serde_json::from_value::<TurnItemRecord>(json!({"id": "item_1", "turn_id": "turn_1",
+                "kind": "agent_message", "status": status, "summary": "", "detail": text,
+                "metadata": {}, "started_at": null, "ended_at": null}))
+            .unwrap()
+        };
+        let mut first = detail();
+        first.items = vec![item("in_progress", "Hel")];
+        let live = Live::new(first);
+        let shown = live.items.with_untracked(|items| items[0]);
+        let mut fresh = detail();
+        fresh.items = vec![item("completed", "Hello")];
+        fresh.latest_seq = 20;
+        live.reset(fresh);
+        let kept = live.items.with_untracked(|items| items[0]);
+        assert_eq!(kept.text, shown.text, "the rendered entry is kept");
+        assert_eq!(shown.text.get_untracked(), "Hello");
+        assert_eq!(
+            shown.record.with_untracked(|r| r.status.clone()),
+            "completed"
+        );
+        assert_eq!(live.cursor.get_untracked(), 20);
     }
 
     #[test]
