@@ -38,6 +38,11 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
+                // A thread page is painted once its transcript is parsed,
+                // not progressively from the top of an old conversation
+                // (each partial paint re-lays-out the growing page). Pages
+                // without a prompt render when parsing ends.
+                <link rel="expect" href="#prompt" blocking="render" />
                 <HydrationScripts options />
                 <MetaTags />
             </head>

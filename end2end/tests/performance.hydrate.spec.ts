@@ -47,8 +47,9 @@ test("a thread of 2,000 items renders server-side and hydrates", async ({ page, 
   }
   const sorted = samples.map((s) => s.hydrated_ms).sort((a, b) => a - b);
   record("thread-2000-items", { items: detail.items.length, samples, median_hydrated_ms: sorted[2] });
-  // Interactive: the composer works after hydration.
+  // Interactive: the composer works after hydration, and the newest item is in view.
   await expect(page.getByTestId("send")).toBeEnabled();
+  await expect(page.getByTestId("item").last()).toBeInViewport();
 });
 
 test("10,000 streamed deltas arrive once each and the page stays responsive", async ({ page, codewhale }) => {

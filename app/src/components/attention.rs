@@ -1,6 +1,6 @@
 use super::{ApprovalCard, UserInputForm};
 use crate::live::Live;
-use leptos::prelude::*;
+use leptos::{prelude::*, wasm_bindgen::JsCast};
 
 /// What waits on the user: approvals, questions, client tool calls.
 #[component]
@@ -11,8 +11,18 @@ pub fn Attention() -> AnyView {
             && live.inputs.with(Vec::is_empty)
             && live.tool_calls.with(Vec::is_empty)
     };
+    // A card that held focus disappears once answered: put focus on the next
+    // thing waiting, or back in the prompt, instead of leaving it nowhere.
+    let open = Memo::new(move |_| live.approvals.with(Vec::len) + live.inputs.with(Vec::len));
+    Effect::new(move |before: Option<usize>| {
+        let now = open.get();
+        if before.is_some_and(|before| now < before) {
+            request_animation_frame(refocus);
+        }
+        now
+    });
     view! {
-        <section class="attention" aria-label="Waiting for you" hidden=empty>
+        <section class="attention" aria-label="Waiting for you" aria-live="polite" hidden=empty>
             <For each=move || live.approvals.get() key=|a| a["id"].to_string() let:approval>
                 <ApprovalCard approval />
             </For>
@@ -34,5 +44,26 @@ fn tool_name(call: &serde_json::Value) -> String {
     match call["namespace"].as_str() {
         Some(namespace) => format!("{namespace}.{tool}"),
         None => tool.to_string(),
+    }
+}
+
+/// Moves focus to the first control waiting for the user, else the prompt,
+/// if focus was lost (it sits on the body after its element was removed).
+fn refocus() {
+    let document = document();
+    let lost = match (document.active_element(), document.body()) {
+        (Some(active), Some(body)) => active == *body,
+        _ => true,
+    };
+    if !lost {
+        return;
+    }
+    let target = document
+        .query_selector(".attention :is(input, button):not([disabled])")
+        .ok()
+        .flatten()
+        .or_else(|| document.get_element_by_id("prompt"));
+    if let Some(target) = target.and_then(|t| t.dyn_into::<leptos::web_sys::HtmlElement>().ok()) {
+        let _ = target.focus();
     }
 }

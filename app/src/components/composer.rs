@@ -11,6 +11,20 @@ use leptos::prelude::*;
 pub fn Composer() -> AnyView {
     let live = expect_context::<Live>();
     let text = RwSignal::new(String::new());
+    let prompt = NodeRef::<leptos::html::Textarea>::new();
+    // Keyboard users land in the prompt when a thread opens, and stay there
+    // after sending or stopping (a click on a button would move focus away).
+    let focus_prompt = move || {
+        if let Some(prompt) = prompt.get_untracked() {
+            let _ = prompt.focus();
+        }
+    };
+    Effect::new(move |_| {
+        if prompt.get().is_some() {
+            // After the frame: the element may not be in the document yet.
+            request_animation_frame(focus_prompt);
+        }
+    });
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
     let running = Memo::new(move |_| live.active_turn());
     let send = Action::new_local(move |(prompt, turn): &(String, Option<String>)| {
@@ -30,10 +44,12 @@ pub fn Composer() -> AnyView {
         }
         send.dispatch((prompt, running.get_untracked()));
         text.set(String::new());
+        focus_prompt();
     };
     let interrupt = move || {
         if let Some(turn) = running.get_untracked() {
             stop.dispatch(turn);
+            focus_prompt();
         }
     };
     let on_key = move |ev: leptos::ev::KeyboardEvent| {
@@ -47,7 +63,7 @@ pub fn Composer() -> AnyView {
     view! {
         <form class="composer" aria-label="Prompt" on:submit=move |ev| { ev.prevent_default(); submit(); }>
             <label class="visually-hidden" for="prompt">"Prompt"</label>
-            <textarea id="prompt" data-test="prompt" rows="3" bind:value=text on:keydown=on_key
+            <textarea id="prompt" node_ref=prompt data-test="prompt" rows="3" bind:value=text on:keydown=on_key
                 placeholder=move || if running.get().is_some() { "Steer the running turn… (Ctrl+Enter)" } else { "Ask codewhale… (Ctrl+Enter to send)" }></textarea>
             <div class="actions">
                 <button type="submit" class="primary" data-test="send">{move || if running.get().is_some() { "Steer" } else { "Send" }}</button>

@@ -20,6 +20,7 @@ pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
     let workspace = workbench.workspace.clone();
     provide_context(workbench.clone());
     view! {
+        <a class="skip-link" href="#main">"Skip to content"</a>
         <header class="topbar">
             <A href="/" attr:class="brand">"codewhale"</A>
             <span class="chip" title="codewhale version">{format!("v{}", workbench.codewhale_version)}</span>
@@ -31,7 +32,7 @@ pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
         </header>
         <div class="workbench">
             <Rail />
-            <main class="main" id="main">
+            <main class="main" id="main" tabindex="-1">
                 <Outlet />
             </main>
         </div>

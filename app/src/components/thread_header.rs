@@ -59,8 +59,8 @@ fn ThreadActions() -> AnyView {
     let id = move || live.thread.with_untracked(|t| t.id.clone());
     let patch = Action::new_local(move |patch: &PatchThread| update_thread(id(), patch.clone()));
     let fork = Action::new_local(move |_: &()| fork_thread(id()));
-    let renaming = RwSignal::new(false);
     let name = RwSignal::new(String::new());
+    let dialog = NodeRef::<leptos::html::Dialog>::new();
     Effect::new(move |_| {
         if let Some(Ok(thread)) = patch.value().get() {
             live.thread.set(thread);
@@ -74,9 +74,22 @@ fn ThreadActions() -> AnyView {
         }
     });
     let archived = move || live.thread.with(|t| t.archived);
+    // A modal <dialog>: the browser keeps focus inside it, Esc closes it,
+    // and focus returns to the Rename button afterwards.
+    let open_rename = move |_| {
+        name.set(live.thread.with(|t| t.title.clone().unwrap_or_default()));
+        if let Some(dialog) = dialog.get_untracked() {
+            let _ = dialog.show_modal();
+        }
+    };
+    let close = move || {
+        if let Some(dialog) = dialog.get_untracked() {
+            dialog.close();
+        }
+    };
     let rename = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        renaming.set(false);
+        close();
         patch.dispatch(PatchThread {
             title: Some(name.get()),
             ..Default::default()
@@ -84,19 +97,22 @@ fn ThreadActions() -> AnyView {
     };
     view! {
         <div class="actions">
-            <button type="button" on:click=move |_| { name.set(live.thread.with(|t| t.title.clone().unwrap_or_default())); renaming.set(true); }>"Rename"</button>
+            <button type="button" data-test="rename" on:click=open_rename>"Rename"</button>
             <button type="button" data-test="archive" on:click=move |_| { patch.dispatch(PatchThread { archived: Some(!archived()), ..Default::default() }); }>
                 {move || if archived() { "Unarchive" } else { "Archive" }}
             </button>
             <button type="button" data-test="fork" on:click=move |_| { fork.dispatch(()); }>"Fork"</button>
         </div>
-        <Show when=move || renaming.get()>
-            <form class="rename" role="dialog" aria-label="Rename thread" on:submit=rename>
+        <dialog class="rename" node_ref=dialog aria-labelledby="rename-title">
+            <form class="stack" on:submit=rename>
+                <h2 id="rename-title">"Rename thread"</h2>
                 <label>"Title" <input bind:value=name autofocus maxlength="200" /></label>
-                <button type="submit" class="primary">"Save"</button>
-                <button type="button" on:click=move |_| renaming.set(false)>"Cancel"</button>
+                <div class="actions">
+                    <button type="submit" class="primary">"Save"</button>
+                    <button type="button" on:click=move |_| close()>"Cancel"</button>
+                </div>
             </form>
-        </Show>
+        </dialog>
         <ErrorLine error=failure(patch) />
         <ErrorLine error=failure(fork) />
     }

@@ -10,7 +10,7 @@ pub fn ThreadRow(row: ThreadSummary) -> AnyView {
     let location = use_location();
     let current = {
         let href = href.clone();
-        move || location.pathname.get() == href
+        Memo::new(move |_| location.pathname.get() == href)
     };
     let title = row
         .title
@@ -24,7 +24,7 @@ pub fn ThreadRow(row: ThreadSummary) -> AnyView {
         .unwrap_or_else(|| "new".into());
     view! {
         <li class="thread-row" class:current=current data-test="thread-row" data-thread=row.id.clone()>
-            <A href=href>
+            <A href=href attr:aria-current=move || current.get().then_some("page")>
                 <span class="row-title">{title}</span>
                 <span class=format!("status status-{status}")>{status.replace("in_progress", "running")}</span>
                 {row.preview.filter(|_| row.title.is_some()).map(|p| view! { <span class="row-preview">{p}</span> })}

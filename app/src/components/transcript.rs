@@ -10,8 +10,29 @@ use leptos::prelude::*;
 #[component]
 pub fn Transcript() -> AnyView {
     let live = expect_context::<Live>();
+    let section = NodeRef::<leptos::html::Section>::new();
+    // Follows the newest text while the reader is at the bottom; scrolling
+    // up to read stops following until they scroll back down.
+    let following = StoredValue::new(true);
+    let on_scroll = move |_| {
+        if let Some(el) = section.get_untracked() {
+            let from_bottom = el.scroll_height() - el.scroll_top() - el.client_height();
+            following.set_value(from_bottom < 48);
+        }
+    };
+    Effect::new(move |_| {
+        live.cursor.track();
+        live.items.track();
+        if following.get_value() {
+            request_animation_frame(move || {
+                if let Some(el) = section.get_untracked() {
+                    el.set_scroll_top(el.scroll_height());
+                }
+            });
+        }
+    });
     view! {
-        <section class="transcript" aria-label="Transcript" aria-live="polite" data-test="transcript" on:click=copy_code>
+        <section class="transcript" node_ref=section aria-label="Transcript" aria-live="polite" data-test="transcript" on:click=copy_code on:scroll=on_scroll>
             <Show when=move || live.items.with(Vec::is_empty)>
                 <p class="muted">"Nothing here yet. Write a prompt below to start."</p>
             </Show>
