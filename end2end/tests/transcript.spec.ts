@@ -35,6 +35,25 @@ test("the thread list and the transcript render server-side", async ({ page, cod
   await page.screenshot({ path: test.info().outputPath("transcript.png"), fullPage: true });
 });
 
+test("on a phone-sized screen the thread takes the width and Threads brings the list back", async ({ page, codewhale }) => {
+  await page.setViewportSize({ width: 390, height: 844 });
+  await codewhale.signIn(page);
+  const first = await createThread(codewhale.api, page, { title: "Pocket whale" });
+  await createThread(codewhale.api, page, { title: "Other whale" });
+  await page.goto(`${codewhale.origin}/threads/${first.id}`);
+  await expect(page.getByTestId("thread-title")).toHaveText("Pocket whale");
+  await expect(page.getByTestId("thread-list")).toBeHidden();
+  await expect(page.getByTestId("prompt")).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath("phone-thread.png"), fullPage: true });
+
+  await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Threads" }).click();
+  await expect(page.getByTestId("thread-list")).toBeVisible();
+  await page.screenshot({ path: test.info().outputPath("phone-threads.png"), fullPage: true });
+  await page.getByTestId("thread-row").filter({ hasText: "Other whale" }).getByRole("link").click();
+  await expect(page.getByTestId("thread-title")).toHaveText("Other whale");
+  await expect(page.getByTestId("thread-list")).toBeHidden();
+});
+
 test("search narrows the rail", async ({ page, codewhale }) => {
   await codewhale.signIn(page);
   await createThread(codewhale.api, page, { title: "Alpha whale" });

@@ -1,7 +1,10 @@
 use super::Rail;
 use crate::protocol::Workbench;
 use leptos::prelude::*;
-use leptos_router::components::{Outlet, A};
+use leptos_router::{
+    components::{Outlet, A},
+    hooks::use_location,
+};
 
 /// Bumped when the thread list should reload (a thread was created,
 /// renamed, archived, forked, or a turn ended).
@@ -19,6 +22,10 @@ impl RailRefresh {
 pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
     let workspace = workbench.workspace.clone();
     provide_context(workbench.clone());
+    // On a narrow screen a thread takes the whole width; "Threads" (a plain
+    // link home, so it works without JavaScript) brings the list back.
+    let location = use_location();
+    let on_thread = move || location.pathname.with(|path| path.starts_with("/threads/"));
     view! {
         <a class="skip-link" href="#main">"Skip to content"</a>
         <header class="topbar">
@@ -30,7 +37,7 @@ pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
             </nav>
             <span class="chip muted" title="Default workspace">{workspace}</span>
         </header>
-        <div class="workbench">
+        <div class="workbench" class:on-thread=on_thread>
             <Rail />
             <main class="main" id="main" tabindex="-1">
                 <Outlet />

@@ -26,7 +26,6 @@ pub use error_notice::ErrorNotice;
 pub use layout::{RailRefresh, WorkbenchLayout};
 pub use new_thread::NewThread;
 pub use rail::Rail;
-pub use receipt::Receipt;
 pub use sign_in::SignIn;
 pub use thread_header::ThreadHeader;
 pub use thread_row::ThreadRow;

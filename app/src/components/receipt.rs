@@ -1,33 +1,33 @@
-use crate::{live::Entry, protocol::ItemKind};
+use super::transcript::text;
+use crate::{
+    live::Entry,
+    protocol::{ItemKind, TurnItemRecord},
+};
 use leptos::prelude::*;
 use serde_json::Value;
 
+/// A running receipt's element and whether the reader had it open.
+pub type ReceiptState = (NodeRef<leptos::html::Details>, bool);
+
 /// A tool's receipt: kind, status and summary; expanding shows the command
 /// and its output, or the diff of a file change.
-#[component]
-pub fn Receipt(entry: Entry) -> AnyView {
-    let record = entry.record;
-    let kind = record.with_untracked(|r| r.kind);
-    let label = match kind {
+pub fn receipt(entry: Entry, record: &TurnItemRecord, state: Option<ReceiptState>) -> AnyView {
+    let label = match record.kind {
         ItemKind::CommandExecution => "Command",
         ItemKind::FileChange => "File change",
         _ => "Tool",
     };
-    // Few reactive nodes per receipt: a long thread hydrates thousands.
-    // Summary and status change together (while the tool runs).
-    let head = move || {
-        record.with(|r| {
-            view! {
-                <span class="receipt-summary">{r.summary.clone()}</span>
-                <span class=format!("status status-{}", r.status)>{r.status.clone()}</span>
-            }
-        })
-    };
+    let running = record.status == "in_progress";
+    let (node, open) = state.unwrap_or_default();
     view! {
-        <details class="receipt" data-test="receipt">
-            <summary><span class="receipt-kind">{label}</span>{head}</summary>
-            {move || record.with(|r| details(r.kind, &r.metadata))}
-            <pre class="output">{move || entry.text.get()}</pre>
+        <details class="receipt" data-test="receipt" node_ref=node open=open>
+            <summary>
+                <span class="receipt-kind">{label}</span>
+                <span class="receipt-summary">{record.summary.clone()}</span>
+                <span class=format!("status status-{}", record.status)>{record.status.clone()}</span>
+            </summary>
+            {details(record.kind, &record.metadata)}
+            <pre class="output">{text(entry, running)}</pre>
         </details>
     }
     .into_any()

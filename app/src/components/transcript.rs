@@ -1,8 +1,8 @@
-use super::Receipt;
+use super::receipt::{receipt, ReceiptState};
 use crate::{
     live::{Entry, Live},
     markdown,
-    protocol::ItemKind,
+    protocol::{ItemKind, TurnItemRecord},
 };
 use leptos::prelude::*;
 
@@ -44,39 +44,60 @@ pub fn Transcript() -> AnyView {
     .into_any()
 }
 
+/// Settled items never change again: they render once with no reactive
+/// parts (a long thread hydrates thousands). A running item re-renders when
+/// its record changes and streams its text into one text node.
 #[component]
 fn ItemView(entry: Entry) -> AnyView {
-    let kind = entry.record.with_untracked(|r| r.kind);
-    let status = move || entry.record.with(|r| r.status.clone());
+    if entry.record.with_untracked(|r| r.status != "in_progress") {
+        return entry.record.with_untracked(|r| item(entry, r, None));
+    }
+    // A receipt the reader opened stays open when its record changes.
+    let details = NodeRef::<leptos::html::Details>::new();
+    (move || {
+        let open = details.get_untracked().is_some_and(|d| d.open());
+        entry.record.with(|r| item(entry, r, Some((details, open))))
+    })
+    .into_any()
+}
+
+fn item(entry: Entry, record: &TurnItemRecord, details: Option<ReceiptState>) -> AnyView {
+    let kind = record.kind;
+    let running = record.status == "in_progress";
     let body = match kind {
-        ItemKind::UserMessage => view! { <div class="bubble user"><p class="plain">{move || entry.text.get()}</p></div> }.into_any(),
-        ItemKind::AgentMessage => view! { <div class="bubble agent"><MessageText entry /></div> }.into_any(),
+        ItemKind::UserMessage => view! { <div class="bubble user"><p class="plain">{text(entry, running)}</p></div> }.into_any(),
+        ItemKind::AgentMessage => view! { <div class="bubble agent">{message(entry, running)}</div> }.into_any(),
         ItemKind::AgentReasoning => view! {
-            <details class="reasoning"><summary>"Reasoning"</summary><p class="plain">{move || entry.text.get()}</p></details>
+            <details class="reasoning"><summary>"Reasoning"</summary><p class="plain">{text(entry, running)}</p></details>
         }.into_any(),
         ItemKind::ContextCompaction => view! {
-            <details class="compaction"><summary>"Conversation compacted"</summary><MessageText entry /></details>
+            <details class="compaction"><summary>"Conversation compacted"</summary>{message(entry, running)}</details>
         }.into_any(),
         ItemKind::Status | ItemKind::Error => view! {
-            <p class="notice" class:error=kind == ItemKind::Error role="status">{move || entry.text.get()}</p>
+            <p class="notice" class:error=kind == ItemKind::Error role="status">{text(entry, running)}</p>
         }.into_any(),
-        _ => view! { <Receipt entry /> }.into_any(),
+        _ => receipt(entry, record, details),
     };
-    view! { <div class="item" data-kind=kind.as_str() data-status=status data-test="item">{body}</div> }
+    view! { <div class="item" data-kind=kind.as_str() data-status=record.status.clone() data-test="item">{body}</div> }
         .into_any()
 }
 
+/// The item's text: live while it runs, fixed once settled.
+pub(super) fn text(entry: Entry, running: bool) -> AnyView {
+    if running {
+        (move || entry.text.get()).into_any()
+    } else {
+        entry.text.get_untracked().into_any()
+    }
+}
+
 /// Plain text while streaming (cheap per delta), sanitized Markdown once done.
-#[component]
-fn MessageText(entry: Entry) -> impl IntoView {
-    let streaming = move || entry.record.with(|r| r.status == "in_progress");
-    move || {
-        if streaming() {
-            view! { <p class="plain streaming">{move || entry.text.get()}</p> }.into_any()
-        } else {
-            let html = entry.text.with(|t| markdown::to_html(t));
-            view! { <div class="md" inner_html=html></div> }.into_any()
-        }
+fn message(entry: Entry, running: bool) -> AnyView {
+    if running {
+        view! { <p class="plain streaming">{text(entry, true)}</p> }.into_any()
+    } else {
+        let html = entry.text.with_untracked(|t| markdown::to_html(t));
+        view! { <div class="md" inner_html=html></div> }.into_any()
     }
 }
 

@@ -114,7 +114,7 @@ pub struct TurnItemRecord {
 
 impl TurnItemRecord {
     /// Drops what the workbench never shows (tool bookkeeping in metadata,
-    /// timestamps), keeping the command's arguments and a file change's diff.
+    /// timestamps, the turn id), keeping the command's arguments and a file change's diff.
     /// The page embeds its snapshot: on a 2,000-item thread this is ~40% of
     /// the embedded bytes, and each byte is parsed twice in the browser.
     pub fn trim_for_display(&mut self) {
@@ -132,6 +132,8 @@ impl TurnItemRecord {
         };
         self.started_at = None;
         self.ended_at = None;
+        // The page knows its turns; an item's turn id is never shown.
+        self.turn_id.clear();
     }
 }
 
@@ -175,6 +177,7 @@ mod tests {
             serde_json::json!({"arguments": "{\"command\":\"ls\"}"})
         );
         assert_eq!((command.started_at, command.ended_at), (None, None));
+        assert!(command.turn_id.is_empty());
         assert_eq!(command.detail.as_deref(), Some("out"));
         let mut change = record(
             "file_change",
