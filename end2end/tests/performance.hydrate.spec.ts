@@ -34,19 +34,23 @@ test("a thread of 2,000 items renders server-side and hydrates", async ({ page, 
   const { json: detail } = await codewhale.api(page, "GET", `/v1/threads/${thread.id}`);
   expect(detail.items.length).toBeGreaterThanOrEqual(2000);
 
-  const samples: { hydrated_ms: number; response_ms: number; html_bytes: number }[] = [];
-  for (let run = 0; run < 5; run++) {
+  // The first load of this page is reported on its own (the browser is
+  // still optimising the wasm then), then the median of seven more.
+  const load = async () => {
     await page.goto(`${codewhale.origin}/threads/${thread.id}`);
     await page.locator("html[data-hydrated]").waitFor();
     await expect(page.getByTestId("item")).toHaveCount(detail.items.length);
-    samples.push(await page.evaluate(() => {
+    return page.evaluate(() => {
       const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
       const mark = performance.getEntriesByName("codewhale:hydrated")[0];
       return { hydrated_ms: Math.round(mark.startTime), response_ms: Math.round(nav.responseEnd), html_bytes: nav.decodedBodySize };
-    }));
-  }
+    });
+  };
+  const first = await load();
+  const samples: { hydrated_ms: number; response_ms: number; html_bytes: number }[] = [];
+  for (let run = 0; run < 7; run++) samples.push(await load());
   const sorted = samples.map((s) => s.hydrated_ms).sort((a, b) => a - b);
-  record("thread-2000-items", { items: detail.items.length, samples, median_hydrated_ms: sorted[2] });
+  record("thread-2000-items", { items: detail.items.length, first_load: first, samples, median_hydrated_ms: sorted[3] });
   // Interactive: the composer works after hydration, and the newest item is in view.
   await expect(page.getByTestId("send")).toBeEnabled();
   await expect(page.getByTestId("item").last()).toBeInViewport();
