@@ -105,7 +105,8 @@ function mockClient(url: string): MockProvider {
   };
 }
 
-function config(mockUrl: string): string {
+function config(mockUrl: string, withProvider: boolean): string {
+  if (!withProvider) return "";
   return [
     `default_provider = "mock"`,
     ``,
@@ -120,8 +121,10 @@ function config(mockUrl: string): string {
   ].join("\n");
 }
 
-export const test = base.extend<{ codewhale: Codewhale }>({
-  codewhale: async ({}, use, testInfo) => {
+export const test = base.extend<{ codewhale: Codewhale; withProvider: boolean }>({
+  /** `false`: codewhale starts with no provider configured and no API keys. */
+  withProvider: [true, { option: true }],
+  codewhale: async ({ withProvider }, use, testInfo) => {
     const home = mkdtempSync(join(tmpdir(), "codewhale-e2e-"));
     const workspace = mkdtempSync(join(tmpdir(), "codewhale-e2e-workspace-"));
     const started: ChildProcess[] = [];
@@ -129,11 +132,10 @@ export const test = base.extend<{ codewhale: Codewhale }>({
     try {
       const mock = await launch(mockBinary, [], {});
       started.push(mock.child);
-      writeFileSync(join(home, "config.toml"), config(mock.firstLine));
-      const server = await launch(binary, ["web", "--no-open", "--port", "0"], {
-        cwd: workspace,
-        env: { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "debug" },
-      });
+      writeFileSync(join(home, "config.toml"), config(mock.firstLine, withProvider));
+      const env: NodeJS.ProcessEnv = { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "debug" };
+      if (!withProvider) for (const key of Object.keys(env)) if (key.endsWith("_API_KEY")) delete env[key];
+      const server = await launch(binary, ["web", "--no-open", "--port", "0"], { cwd: workspace, env });
       started.push(server.child);
       logs = server.stderr;
       const launchUrl = server.firstLine;

@@ -205,3 +205,17 @@ test("two tabs on one thread stay in sync", async ({ page, context, codewhale })
     await expect(tab.getByTestId("transcript").locator(".bubble.agent")).toHaveText("Synced answer.");
   }
 });
+
+test("a failed action says what went wrong, with its HTTP status, and keeps the input", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  await page.getByTestId("new-thread").click();
+  const form = page.getByRole("form", { name: "New thread" });
+  const workspace = form.getByLabel("Workspace", { exact: true });
+  await workspace.fill("/definitely/not/a/workspace");
+  await page.getByRole("button", { name: "Create thread" }).click();
+  const alert = form.getByRole("alert");
+  await expect(alert).toHaveText(/^HTTP 400: workspace ".*" does not exist$/);
+  await expect(page).toHaveURL(codewhale.origin + "/");
+  await expect(workspace).toHaveValue("/definitely/not/a/workspace");
+  await page.screenshot({ path: test.info().outputPath("failed-action.png"), fullPage: true });
+});

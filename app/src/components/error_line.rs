@@ -6,10 +6,20 @@ pub fn failure<I: 'static, O: 'static>(
 ) -> Signal<Option<String>> {
     Signal::derive(move || {
         action.value().with(|result| match result {
-            Some(Err(error)) => Some(error.to_string()),
+            Some(Err(error)) => Some(readable(error)),
             _ => None,
         })
     })
+}
+
+/// What a user reads: the server's message ("HTTP 400: …") without Leptos'
+/// "error running server function" prefix, or why the server was unreachable.
+pub fn readable(error: &ServerFnError) -> String {
+    match error {
+        ServerFnError::ServerError(message) => message.clone(),
+        ServerFnError::Request(message) => format!("Could not reach codewhale: {message}"),
+        other => other.to_string(),
+    }
 }
 
 /// Shows a failed action's message.

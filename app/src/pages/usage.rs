@@ -46,11 +46,10 @@ fn chosen_days(value: Option<&str>) -> u32 {
 }
 
 fn failure(error: ServerFnError) -> String {
-    let message = match error {
-        ServerFnError::ServerError(message) => message,
-        other => other.to_string(),
-    };
-    format!("Could not load usage: {message}")
+    format!(
+        "Could not load usage: {}",
+        crate::components::readable(&error)
+    )
 }
 
 #[component]
