@@ -18,6 +18,8 @@ test("create a thread, prompt, approve, stop and rename with the keyboard alone"
   await expect(page.getByTestId("no-threads")).toBeVisible();
   await page.keyboard.press("Tab");
   await expect(page.getByRole("link", { name: "Skip to content" })).toBeFocused();
+  await page.keyboard.press("Enter");
+  await expect(page.getByRole("main")).toBeFocused();
 
   await tabTo(page, page.getByTestId("new-thread"));
   await page.keyboard.press("Enter");

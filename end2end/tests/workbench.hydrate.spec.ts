@@ -185,6 +185,77 @@ test("a cut event stream reconnects without losing or repeating text", async ({ 
   expect(new URL(opened[1]).searchParams.get("since_seq")).not.toBe(new URL(opened[0]).searchParams.get("since_seq"));
 });
 
+test("a missing event reloads the snapshot: the streamed text stays whole", async ({ page, codewhale }) => {
+  // Drop one delta before the page sees it, as a lost event would: the next
+  // event's previous_seq no longer matches the page's cursor.
+  await page.addInitScript(() => {
+    const Native = window.EventSource;
+    (window as any).__sources = [];
+    (window as any).__dropped = 0;
+    window.EventSource = class extends Native {
+      constructor(url: string | URL, init?: EventSourceInit) {
+        super(url, init);
+        (window as any).__sources.push(this);
+      }
+      addEventListener(type: string, listener: any, options?: any) {
+        let deltas = 0;
+        const filtered = (event: Event) => {
+          if (type === "item.delta" && ++deltas === 3 && (window as any).__dropped === 0) {
+            (window as any).__dropped = 1;
+            return;
+          }
+          listener(event);
+        };
+        super.addEventListener(type, filtered, options);
+      }
+    };
+  });
+  await codewhale.signIn(page);
+  const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  const words = Array.from({ length: 24 }, (_, n) => `w${n} `);
+  const whole = words.join("");
+  await codewhale.mock.push(slowText(words, 80));
+  await page.getByTestId("prompt").fill("stream with a hole");
+  await page.getByTestId("send").click();
+
+  const streaming = page.getByTestId("transcript").locator(".streaming");
+  await expect(streaming).toContainText("w12");
+  await expect.poll(() => page.evaluate(() => (window as any).__dropped)).toBe(1);
+  // Mid-stream, after the reload, the text is a clean prefix of the answer.
+  const partial = (await streaming.textContent()) ?? "";
+  expect(whole.startsWith(partial)).toBe(true);
+  await expect(page.getByTestId("transcript").locator(".bubble.agent")).toHaveText(whole.trim());
+  const opened = await page.evaluate(() => (window as any).__sources.length);
+  expect(opened, "the stream was reopened from the fresh snapshot").toBe(2);
+});
+
+test("switching threads mid-stream: the other thread's events stay out, and coming back shows everything once", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const { json: first } = await codewhale.api(page, "POST", "/v1/threads", { title: "Streaming one" });
+  await codewhale.api(page, "POST", "/v1/threads", { title: "Quiet one" });
+  await page.goto(`${codewhale.origin}/threads/${first.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  const words = Array.from({ length: 30 }, (_, n) => `s${n} `);
+  await codewhale.mock.push(slowText(words, 60));
+  await page.getByTestId("prompt").fill("keep talking");
+  await page.getByTestId("send").click();
+  const transcript = page.getByTestId("transcript");
+  await expect(transcript.locator(".streaming")).toContainText("s2");
+
+  await page.getByTestId("thread-row").filter({ hasText: "Quiet one" }).getByRole("link").click();
+  await expect(page.getByTestId("thread-title")).toHaveText("Quiet one");
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  await page.waitForTimeout(700); // the first thread streams on meanwhile
+  await expect(transcript.getByTestId("item")).toHaveCount(0);
+
+  await page.getByTestId("thread-row").filter({ hasText: "Streaming one" }).getByRole("link").click();
+  await expect(page.getByTestId("thread-title")).toHaveText("Streaming one");
+  await expect(transcript.locator(".bubble.agent")).toHaveText(words.join("").trim());
+  await expect(transcript.locator(".bubble.user")).toHaveCount(1);
+});
+
 test("two tabs on one thread stay in sync", async ({ page, context, codewhale }) => {
   await codewhale.signIn(page);
   const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});

@@ -27,7 +27,9 @@ pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
     let location = use_location();
     let on_thread = move || location.pathname.with(|path| path.starts_with("/threads/"));
     view! {
-        <a class="skip-link" href="#main">"Skip to content"</a>
+        // rel="external": the browser, not the router, follows it (and so
+        // moves focus to <main>).
+        <a class="skip-link" href="#main" rel="external">"Skip to content"</a>
         <header class="topbar">
             <A href="/" attr:class="brand">"codewhale"</A>
             <span class="chip" title="codewhale version">{format!("v{}", workbench.codewhale_version)}</span>
