@@ -9,7 +9,7 @@ pub fn NoThread() -> AnyView {
     view! {
         <section class="empty" aria-labelledby="start-title">
             <h1 id="start-title">"Start a thread"</h1>
-            <p>"Pick a thread on the left, or create one with " <strong>"New thread"</strong>
+            <p>"Pick a thread from the list, or create one with " <strong>"New thread"</strong>
                ". Each thread works in one workspace and keeps its whole history."</p>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
