@@ -14,6 +14,8 @@ async function tabTo(page: Page, target: Locator, key: "Tab" | "Shift+Tab" = "Ta
 }
 
 test("create a thread, prompt, approve, stop and rename with the keyboard alone", async ({ page, codewhale }) => {
+  const errors: string[] = [];
+  page.on("pageerror", (error) => errors.push(error.message));
   await codewhale.signIn(page);
   await expect(page.getByTestId("no-threads")).toBeVisible();
   await page.keyboard.press("Tab");
@@ -48,6 +50,14 @@ test("create a thread, prompt, approve, stop and rename with the keyboard alone"
   await expect(page.getByTestId("stop")).toBeVisible();
   await page.keyboard.press("Escape");
   await expect(page.getByTestId("stop")).toHaveCount(0);
+
+  // Stop reached with Tab: the prompt gets focus back once the turn stops.
+  await codewhale.mock.push(slowText(["again ", "and ", "again ", "and ", "again "], 400));
+  await page.keyboard.type("once more");
+  await page.keyboard.press("Control+Enter");
+  await tabTo(page, page.getByTestId("stop"));
+  await page.keyboard.press("Enter");
+  await expect(page.getByTestId("stop")).toHaveCount(0);
   await expect(prompt).toBeFocused();
 
   const rename = page.getByTestId("rename");
@@ -70,4 +80,5 @@ test("create a thread, prompt, approve, stop and rename with the keyboard alone"
   await expect(rename).toBeFocused();
   await expect(page.getByTestId("thread-title")).toHaveText("Keyboard tales");
   await page.screenshot({ path: test.info().outputPath("keyboard.png"), fullPage: true });
+  expect(errors).toEqual([]);
 });

@@ -6,23 +6,29 @@ use leptos::{prelude::*, wasm_bindgen::JsCast};
 #[component]
 pub fn Attention() -> AnyView {
     let live = expect_context::<Live>();
-    let empty = move || {
-        live.approvals.with(Vec::is_empty)
-            && live.inputs.with(Vec::is_empty)
-            && live.tool_calls.with(Vec::is_empty)
-    };
     // A card that held focus disappears once answered: put focus on the next
     // thing waiting, or back in the prompt, instead of leaving it nowhere.
+    // Only if focus was in here: a card answered in another tab moves nothing.
+    let held_focus = StoredValue::new(false);
     let open = Memo::new(move |_| live.approvals.with(Vec::len) + live.inputs.with(Vec::len));
     Effect::new(move |before: Option<usize>| {
         let now = open.get();
-        if before.is_some_and(|before| now < before) {
+        if before.is_some_and(|before| now < before) && held_focus.get_value() {
             request_animation_frame(refocus);
         }
         now
     });
+    let focus_out = move |ev: leptos::ev::FocusEvent| {
+        // No related target: focus went nowhere (its element was removed).
+        if ev.related_target().is_some() {
+            held_focus.set_value(false);
+        }
+    };
+    // Always present (an empty section takes no space) so that screen
+    // readers announce the cards that appear in it.
     view! {
-        <section class="attention" aria-label="Waiting for you" aria-live="polite" hidden=empty>
+        <section class="attention" aria-label="Waiting for you" aria-live="polite"
+            on:focusin=move |_| held_focus.set_value(true) on:focusout=focus_out>
             <For each=move || live.approvals.get() key=|a| a["id"].to_string() let:approval>
                 <ApprovalCard approval />
             </For>

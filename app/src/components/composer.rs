@@ -15,14 +15,19 @@ pub fn Composer() -> AnyView {
     // Keyboard users land in the prompt when a thread opens, and stay there
     // after sending or stopping (a click on a button would move focus away).
     let focus_prompt = move || {
-        if let Some(prompt) = prompt.get_untracked() {
+        // The callback may run after the thread view is gone.
+        if let Some(Some(prompt)) = prompt.try_get_untracked() {
             let _ = prompt.focus();
         }
     };
     Effect::new(move |_| {
         if prompt.get().is_some() {
             // After the frame: the element may not be in the document yet.
-            request_animation_frame(focus_prompt);
+            request_animation_frame(move || {
+                if may_take_focus() {
+                    focus_prompt();
+                }
+            });
         }
     });
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
@@ -76,4 +81,19 @@ pub fn Composer() -> AnyView {
         </form>
     }
     .into_any()
+}
+
+/// Whether opening a thread may move focus to its prompt: not while the
+/// reader types elsewhere, and not on touch screens (it would raise the
+/// on-screen keyboard).
+fn may_take_focus() -> bool {
+    let coarse = window()
+        .match_media("(pointer: coarse)")
+        .ok()
+        .flatten()
+        .is_some_and(|query| query.matches());
+    let typing = document().active_element().is_some_and(|active| {
+        matches!(active.tag_name().as_str(), "INPUT" | "TEXTAREA" | "SELECT")
+    });
+    !coarse && !typing
 }

@@ -6,19 +6,19 @@ use crate::{
 use leptos::prelude::*;
 use serde_json::Value;
 
-/// A running receipt's element and whether the reader had it open.
-pub type ReceiptState = (NodeRef<leptos::html::Details>, bool);
+/// An item's `<details>` element and whether the reader had it open (kept
+/// across re-renders of a running item).
+pub type Disclosure = (NodeRef<leptos::html::Details>, bool);
 
 /// A tool's receipt: kind, status and summary; expanding shows the command
 /// and its output, or the diff of a file change.
-pub fn receipt(entry: Entry, record: &TurnItemRecord, state: Option<ReceiptState>) -> AnyView {
+pub fn receipt(entry: Entry, record: &TurnItemRecord, (node, open): Disclosure) -> AnyView {
     let label = match record.kind {
         ItemKind::CommandExecution => "Command",
         ItemKind::FileChange => "File change",
         _ => "Tool",
     };
     let running = record.status == "in_progress";
-    let (node, open) = state.unwrap_or_default();
     view! {
         <details class="receipt" data-test="receipt" node_ref=node open=open>
             <summary>

@@ -87,13 +87,25 @@ fn ThreadActions() -> AnyView {
             dialog.close();
         }
     };
+    // The dialog closes once the new title is saved; on failure it stays
+    // open with the typed title and the error.
+    let retitle = Action::new_local(move |title: &String| {
+        let patch = PatchThread {
+            title: Some(title.clone()),
+            ..Default::default()
+        };
+        update_thread(id(), patch)
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(thread)) = retitle.value().get() {
+            close();
+            live.thread.set(thread);
+            refresh.bump();
+        }
+    });
     let rename = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        close();
-        patch.dispatch(PatchThread {
-            title: Some(name.get()),
-            ..Default::default()
-        });
+        retitle.dispatch(name.get());
     };
     view! {
         <div class="actions">
@@ -108,9 +120,10 @@ fn ThreadActions() -> AnyView {
                 <h2 id="rename-title">"Rename thread"</h2>
                 <label>"Title" <input bind:value=name autofocus maxlength="200" /></label>
                 <div class="actions">
-                    <button type="submit" class="primary">"Save"</button>
+                    <button type="submit" class="primary" disabled=move || retitle.pending().get()>"Save"</button>
                     <button type="button" on:click=move |_| close()>"Cancel"</button>
                 </div>
+                <ErrorLine error=failure(retitle) />
             </form>
         </dialog>
         <ErrorLine error=failure(patch) />

@@ -1,4 +1,4 @@
-use super::receipt::{receipt, ReceiptState};
+use super::receipt::{receipt, Disclosure};
 use crate::{
     live::{Entry, Live},
     markdown,
@@ -12,12 +12,28 @@ pub fn Transcript() -> AnyView {
     let live = expect_context::<Live>();
     let section = NodeRef::<leptos::html::Section>::new();
     // Follows the newest text while the reader is at the bottom; scrolling
-    // up to read stops following until they scroll back down.
+    // up to read stops following until they scroll back down. Scroll events
+    // of our own jumps are ignored: items sized by content-visibility grow
+    // once on screen, so a jump can land short of the bottom.
     let following = StoredValue::new(true);
+    let jumped = StoredValue::new(false);
     let on_scroll = move |_| {
-        if let Some(el) = section.get_untracked() {
+        if jumped.get_value() {
+            jumped.set_value(false);
+            return;
+        }
+        if let Some(Some(el)) = section.try_get_untracked() {
             let from_bottom = el.scroll_height() - el.scroll_top() - el.client_height();
             following.set_value(from_bottom < 48);
+        }
+    };
+    let to_bottom = move || {
+        // The callback may run after the thread view is gone.
+        if let Some(Some(el)) = section.try_get_untracked() {
+            if el.scroll_height() - el.scroll_top() - el.client_height() > 1 {
+                jumped.set_value(true);
+                el.set_scroll_top(el.scroll_height());
+            }
         }
     };
     Effect::new(move |_| {
@@ -25,9 +41,8 @@ pub fn Transcript() -> AnyView {
         live.items.track();
         if following.get_value() {
             request_animation_frame(move || {
-                if let Some(el) = section.get_untracked() {
-                    el.set_scroll_top(el.scroll_height());
-                }
+                to_bottom();
+                request_animation_frame(to_bottom);
             });
         }
     });
@@ -50,28 +65,30 @@ pub fn Transcript() -> AnyView {
 #[component]
 fn ItemView(entry: Entry) -> AnyView {
     if entry.record.with_untracked(|r| r.status != "in_progress") {
-        return entry.record.with_untracked(|r| item(entry, r, None));
+        return entry
+            .record
+            .with_untracked(|r| item(entry, r, Disclosure::default()));
     }
-    // A receipt the reader opened stays open when its record changes.
+    // Reasoning or a receipt the reader opened stays open when it re-renders.
     let details = NodeRef::<leptos::html::Details>::new();
     (move || {
         let open = details.get_untracked().is_some_and(|d| d.open());
-        entry.record.with(|r| item(entry, r, Some((details, open))))
+        entry.record.with(|r| item(entry, r, (details, open)))
     })
     .into_any()
 }
 
-fn item(entry: Entry, record: &TurnItemRecord, details: Option<ReceiptState>) -> AnyView {
+fn item(entry: Entry, record: &TurnItemRecord, details: Disclosure) -> AnyView {
     let kind = record.kind;
     let running = record.status == "in_progress";
     let body = match kind {
         ItemKind::UserMessage => view! { <div class="bubble user"><p class="plain">{text(entry, running)}</p></div> }.into_any(),
         ItemKind::AgentMessage => view! { <div class="bubble agent">{message(entry, running)}</div> }.into_any(),
         ItemKind::AgentReasoning => view! {
-            <details class="reasoning"><summary>"Reasoning"</summary><p class="plain">{text(entry, running)}</p></details>
+            <details class="reasoning" node_ref=details.0 open=details.1><summary>"Reasoning"</summary><p class="plain">{text(entry, running)}</p></details>
         }.into_any(),
         ItemKind::ContextCompaction => view! {
-            <details class="compaction"><summary>"Conversation compacted"</summary>{message(entry, running)}</details>
+            <details class="compaction" node_ref=details.0 open=details.1><summary>"Conversation compacted"</summary>{message(entry, running)}</details>
         }.into_any(),
         ItemKind::Status | ItemKind::Error => view! {
             <p class="notice" class:error=kind == ItemKind::Error role="status">{text(entry, running)}</p>
