@@ -6,6 +6,26 @@
 use sha2::{Digest, Sha256};
 use std::{fs, path::Path, path::PathBuf};
 
+/// The wasm bundle is built with Leptos' `erase_components` cfg; a server
+/// built without it renders a tree the bundle cannot hydrate. The cfg comes
+/// from .cargo/config.toml, which a RUSTFLAGS variable silently replaces.
+fn require_erased_components() {
+    println!("cargo:rerun-if-env-changed=RUSTFLAGS");
+    let flags = std::env::var("CARGO_ENCODED_RUSTFLAGS").unwrap_or_default();
+    let flags: Vec<&str> = flags.split('\x1f').collect();
+    let erased = flags
+        .windows(2)
+        .any(|pair| pair[0] == "--cfg" && pair[1] == "erase_components")
+        || flags.contains(&"--cfg=erase_components");
+    if !erased {
+        panic!(
+            "\n\nthe server must be built with `--cfg erase_components`, like the browser \
+             bundle (.cargo/config.toml sets it; a RUSTFLAGS variable replaces that: \
+             add `--cfg erase_components` to it).\n\n"
+        );
+    }
+}
+
 /// Inputs of the browser bundle, relative to the workspace root.
 const SITE_INPUTS: [&str; 9] = [
     "Cargo.lock",
@@ -21,6 +41,7 @@ const SITE_INPUTS: [&str; 9] = [
 ];
 
 fn main() {
+    require_erased_components();
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let site = root.join("target/site");
     println!("cargo:rerun-if-changed={}", site.display());
