@@ -1,5 +1,6 @@
 import { test, expect } from "./fixtures";
 import { text, reasoningThenText, toolCall, slowText } from "./support/replies";
+import { watchEventSources } from "./support/streams";
 
 // The interactive workbench (needs the wasm bundle).
 
@@ -148,18 +149,8 @@ test("a reload in the middle of a turn keeps the pending approval, and it still 
 });
 
 test("a cut event stream reconnects without losing or repeating text", async ({ page, codewhale }) => {
-  // Keep a handle on the page's EventSources so the test can cut one the
-  // way a dropped connection does: no more events, then an error.
-  await page.addInitScript(() => {
-    const Native = window.EventSource;
-    (window as any).__sources = [];
-    window.EventSource = class extends Native {
-      constructor(url: string | URL, init?: EventSourceInit) {
-        super(url, init);
-        (window as any).__sources.push(this);
-      }
-    };
-  });
+  // Keep a handle on the page's EventSources so the test can cut one.
+  await watchEventSources(page);
   await codewhale.signIn(page);
   const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
   await page.goto(`${codewhale.origin}/threads/${thread.id}`);
@@ -188,28 +179,7 @@ test("a cut event stream reconnects without losing or repeating text", async ({ 
 test("a missing event reloads the snapshot: the streamed text stays whole", async ({ page, codewhale }) => {
   // Drop one delta before the page sees it, as a lost event would: the next
   // event's previous_seq no longer matches the page's cursor.
-  await page.addInitScript(() => {
-    const Native = window.EventSource;
-    (window as any).__sources = [];
-    (window as any).__dropped = 0;
-    window.EventSource = class extends Native {
-      constructor(url: string | URL, init?: EventSourceInit) {
-        super(url, init);
-        (window as any).__sources.push(this);
-      }
-      addEventListener(type: string, listener: any, options?: any) {
-        let deltas = 0;
-        const filtered = (event: Event) => {
-          if (type === "item.delta" && ++deltas === 3 && (window as any).__dropped === 0) {
-            (window as any).__dropped = 1;
-            return;
-          }
-          listener(event);
-        };
-        super.addEventListener(type, filtered, options);
-      }
-    };
-  });
+  await watchEventSources(page, { dropDelta: 3 });
   await codewhale.signIn(page);
   const { json: thread } = await codewhale.api(page, "POST", "/v1/threads", {});
   await page.goto(`${codewhale.origin}/threads/${thread.id}`);
