@@ -7,18 +7,28 @@ use axum::{
     middleware, Router,
 };
 use leptos::prelude::provide_context;
-use leptos_axum::{generate_route_list, LeptosRoutes};
+use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
+use std::sync::OnceLock;
 use tower_http::{compression::CompressionLayer, trace::TraceLayer};
 
 /// Request bodies above this are refused with 413.
 pub const MAX_BODY_BYTES: usize = 16 * 1024 * 1024;
+
+/// The page routes, generated once per process. Generating them runs the app
+/// with a process-wide "suppress resource loads" flag raised: a page render
+/// that first polls a resource meanwhile (another router being built in the
+/// same process, as tests do) would wait forever (leptos-rs/leptos#4773).
+fn page_routes() -> Vec<AxumRouteListing> {
+    static ROUTES: OnceLock<Vec<AxumRouteListing>> = OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(app::App)).clone()
+}
 
 pub fn app(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     let workbench = state.workbench.clone();
     let service: std::sync::Arc<dyn app::service::RuntimeService> =
         std::sync::Arc::new(crate::web_service::WebService(state.clone()));
-    let pages = generate_route_list(app::App);
+    let pages = page_routes();
     let cors = cors::layer(&state.runtime.cors_origins);
     Router::new()
         .merge(routes::runtime::router())

@@ -102,10 +102,18 @@ impl Harness {
             .await
     }
 
+    /// A request that never answers fails the test, naming it, rather than
+    /// hanging the suite.
     pub async fn send_from(&self, mut request: Request<Body>, peer: SocketAddr) -> Reply {
         request.extensions_mut().insert(ConnectInfo(peer));
-        let response = self.app.clone().oneshot(request).await.expect("infallible");
-        Reply::read(response).await
+        let what = format!("{} {}", request.method(), request.uri());
+        let answer = async {
+            let response = self.app.clone().oneshot(request).await.expect("infallible");
+            Reply::read(response).await
+        };
+        tokio::time::timeout(std::time::Duration::from_secs(10), answer)
+            .await
+            .unwrap_or_else(|_| panic!("{what} got no complete answer in 10 s"))
     }
 
     pub async fn get(&self, path: &str) -> Reply {
