@@ -6,6 +6,7 @@
 
 pub mod api;
 mod components;
+pub mod error;
 mod live;
 pub mod markdown;
 pub(crate) mod pages;

@@ -8,18 +8,7 @@ use crate::protocol::{
 };
 use std::{future::Future, pin::Pin, sync::Arc};
 
-/// An error with the HTTP status the `/v1` API would answer.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ServiceError {
-    pub status: u16,
-    pub message: String,
-}
-
-impl std::fmt::Display for ServiceError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "HTTP {}: {}", self.status, self.message)
-    }
-}
+pub use crate::error::ServiceError;
 
 pub type Reply<'a, T> = Pin<Box<dyn Future<Output = Result<T, ServiceError>> + Send + 'a>>;
 
@@ -56,7 +45,7 @@ pub trait RuntimeService: Send + Sync {
 }
 
 /// The service, from the context the server provides.
-pub fn service() -> Result<Arc<dyn RuntimeService>, leptos::prelude::ServerFnError> {
+pub fn service() -> Result<Arc<dyn RuntimeService>, ServiceError> {
     leptos::prelude::use_context::<Arc<dyn RuntimeService>>()
-        .ok_or_else(|| leptos::prelude::ServerFnError::new("the runtime service is not configured"))
+        .ok_or_else(|| ServiceError::new(500, "the runtime service is not configured"))
 }

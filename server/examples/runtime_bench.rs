@@ -66,6 +66,7 @@ async fn server() -> Server {
         port: 0,
         token: Some(RuntimeToken::resolve(Some(TOKEN.into())).unwrap()),
         cors_origins: vec![],
+        allowed_hosts: vec![],
         default_workspace: home.path().to_path_buf(),
         wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: Default::default(),

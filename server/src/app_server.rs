@@ -3,7 +3,7 @@
 
 use crate::{
     agent::Agent,
-    auth::RuntimeToken,
+    auth::{HostPolicy, RuntimeToken},
     cli::HttpArgs,
     config::Config,
     cors,
@@ -49,6 +49,10 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
         port,
         token,
         cors_origins,
+        allowed_hosts: HostPolicy::configured(
+            &args.allowed_hosts,
+            &config.runtime_api.allowed_hosts,
+        )?,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
         wait_timeout: crate::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: crate::pricing::Pricing::from_config(&config),

@@ -77,6 +77,12 @@ pub struct WebArgs {
     /// or a generated one that is never shown).
     #[arg(long, value_name = "TOKEN")]
     pub auth_token: Option<String>,
+
+    /// Another host name this server answers to (repeatable), e.g. a name in
+    /// /etc/hosts or a tunnel's; also [runtime_api] allowed_hosts in config.toml.
+    /// Requests naming any other host are refused (DNS-rebinding defence).
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    pub allowed_hosts: Vec<String>,
 }
 
 /// Flags shared by `app-server` and `serve`.
@@ -107,6 +113,12 @@ pub struct HttpArgs {
     /// [runtime_api] cors_origins in config.toml.
     #[arg(long = "cors-origin", value_name = "ORIGIN")]
     pub cors_origins: Vec<String>,
+
+    /// Another host name this server answers to (repeatable), e.g. a name in
+    /// /etc/hosts or a tunnel's; also [runtime_api] allowed_hosts in config.toml.
+    /// Requests naming any other host are refused (DNS-rebinding defence).
+    #[arg(long = "allowed-host", value_name = "HOST")]
+    pub allowed_hosts: Vec<String>,
 }
 
 #[derive(Debug, Args)]

@@ -108,6 +108,10 @@ pub struct ProviderEntry {
 pub struct RuntimeApiConfig {
     #[serde(default)]
     pub cors_origins: Vec<String>,
+    /// Host names the server answers to besides the loopback names and the
+    /// bind host.
+    #[serde(default)]
+    pub allowed_hosts: Vec<String>,
 }
 
 impl Config {

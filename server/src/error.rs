@@ -4,7 +4,7 @@
 use crate::store::StoreError;
 use app::protocol::ErrorEnvelope;
 use axum::{
-    extract::rejection::{JsonRejection, QueryRejection},
+    extract::rejection::{JsonRejection, PathRejection, QueryRejection},
     http::{header, StatusCode},
     response::{IntoResponse, Response},
     Json,
@@ -86,6 +86,19 @@ impl From<JsonRejection> for ApiError {
 impl From<QueryRejection> for ApiError {
     fn from(rejection: QueryRejection) -> Self {
         ApiError::BadRequest(rejection.body_text())
+    }
+}
+
+impl From<PathRejection> for ApiError {
+    fn from(rejection: PathRejection) -> Self {
+        match rejection.status() {
+            // A route/handler mismatch is ours, not the client's.
+            StatusCode::INTERNAL_SERVER_ERROR => ApiError::Rejected {
+                status: StatusCode::INTERNAL_SERVER_ERROR,
+                message: "internal error".into(),
+            },
+            _ => ApiError::BadRequest(format!("invalid path: {}", rejection.body_text())),
+        }
     }
 }
 

@@ -21,6 +21,7 @@ pub mod router;
 pub mod routes;
 pub mod runtime;
 pub mod server;
+pub mod server_fn_edge;
 pub mod state;
 pub mod store;
 pub mod web;

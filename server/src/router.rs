@@ -1,6 +1,8 @@
 //! The whole HTTP surface, assembled in one place. Tests call `app()` directly.
 
-use crate::{assets, auth, cors, error::ApiError, headers, routes, state::AppState};
+use crate::{
+    assets, auth, cors, error::ApiError, headers, routes, server_fn_edge, state::AppState,
+};
 use axum::{
     extract::{DefaultBodyLimit, MatchedPath, Request},
     http::StatusCode,
@@ -51,12 +53,19 @@ pub fn app(state: AppState) -> Router {
         .fallback(assets::serve)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(middleware::from_fn(server_fn_edge::server_fn_edge))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             auth::authenticate,
         ))
         // Outside auth: preflights carry no credentials and are answered here.
         .layer(cors)
+        // Before anything answers, preflights included: a foreign Host is a
+        // page that rebound its DNS name to this machine.
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            auth::check_host,
+        ))
         .layer(middleware::from_fn(headers::security_headers))
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http().make_span_with(request_span))

@@ -1,7 +1,7 @@
 //! Shared state handed to every handler.
 
 use crate::{
-    auth::{RuntimeToken, WebAuth},
+    auth::{HostPolicy, RuntimeToken, WebAuth},
     runtime::{engine::Engine, git::GitCache, turns::TurnManager},
     store::Store,
 };
@@ -21,6 +21,8 @@ pub struct AppState {
     pub store: Arc<Store>,
     pub turns: Arc<TurnManager>,
     pub git: Arc<GitCache>,
+    /// The `Host` names requests may carry (DNS-rebinding defence).
+    pub hosts: Arc<HostPolicy>,
     /// Flips to true when the server shuts down; long-lived streams end.
     pub shutdown: watch::Receiver<bool>,
 }
@@ -34,6 +36,9 @@ pub struct RuntimeConfig {
     pub token: Option<RuntimeToken>,
     /// Extra CORS origins on top of the built-in allow-list.
     pub cors_origins: Vec<String>,
+    /// Host names accepted besides the loopback names and the bind host
+    /// (`--allowed-host`, `[runtime_api] allowed_hosts`).
+    pub allowed_hosts: Vec<String>,
     /// Workspace of threads created without one.
     pub default_workspace: PathBuf,
     /// How long approvals, user input and client tool calls wait.
@@ -66,6 +71,7 @@ impl AppState {
             workspace: runtime.default_workspace.display().to_string(),
         };
         let wait_timeout = runtime.wait_timeout;
+        let hosts = Arc::new(HostPolicy::new(&runtime.bind_host, &runtime.allowed_hosts));
         let (stop, shutdown) = watch::channel(false);
         let state = AppState {
             leptos_options,
@@ -77,6 +83,7 @@ impl AppState {
             ),
             store,
             git: Arc::new(GitCache::default()),
+            hosts,
             shutdown,
         };
         (state, stop)

@@ -2,7 +2,7 @@
 
 use crate::{
     agent::Agent,
-    auth::{RuntimeToken, WebAuth},
+    auth::{HostPolicy, RuntimeToken, WebAuth},
     cli::WebArgs,
     clock::Clock,
     config::Config,
@@ -28,6 +28,10 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
         port,
         token: Some(token),
         cors_origins: cors::origins(&[], &config.runtime_api.cors_origins)?,
+        allowed_hosts: HostPolicy::configured(
+            &args.allowed_hosts,
+            &config.runtime_api.allowed_hosts,
+        )?,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
         wait_timeout: crate::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: crate::pricing::Pricing::from_config(&config),

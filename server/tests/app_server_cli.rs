@@ -148,6 +148,57 @@ async fn no_auth_only_on_loopback() {
     assert_eq!(info["auth_required"], false);
 }
 
+/// DNS rebinding: only loopback names, the bind host and the names the user
+/// allowed (flag or config.toml) reach the server.
+#[tokio::test]
+async fn hosts_from_flags_and_config_and_nothing_else() {
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        "[runtime_api]\nallowed_hosts = [\"from-config.test\"]\n",
+    )
+    .unwrap();
+    let mut command = codewhale_in(home.path());
+    command.args([
+        "app-server",
+        "--http",
+        "--insecure-no-auth",
+        "--port",
+        "0",
+        "--allowed-host",
+        "From-Flag.test",
+    ]);
+    let server = start(command);
+    for (host, status) in [
+        ("from-flag.test", 200),
+        ("from-config.test:8080", 200),
+        ("localhost", 200),
+        ("attacker.example", 421),
+        ("from-flag.test.attacker.example", 421),
+    ] {
+        let reply = client()
+            .get(format!("{}/v1/threads", server.base))
+            .header("host", host)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(reply.status(), status, "{host}");
+    }
+    let out = codewhale_in(home.path())
+        .args([
+            "app-server",
+            "--http",
+            "--port",
+            "0",
+            "--allowed-host",
+            "*.example",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("allowed host"));
+}
+
 #[tokio::test]
 async fn cors_origins_from_flags_env_and_config() {
     let home = tempfile::tempdir().unwrap();

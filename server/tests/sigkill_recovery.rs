@@ -49,6 +49,7 @@ async fn serve_scripted(home: &Path) {
         port: 0,
         token: Some(RuntimeToken::resolve(Some(TOKEN.into())).unwrap()),
         cors_origins: vec![],
+        allowed_hosts: vec![],
         default_workspace: home.to_path_buf(),
         wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: Default::default(),

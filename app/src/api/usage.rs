@@ -2,7 +2,10 @@
 //! (UTC, today included), as day buckets and as breakdowns by model and by
 //! thread. It runs the same report as `GET /v1/usage`, three times.
 
-use crate::protocol::{UsageBucket, UsageTotals};
+use crate::{
+    error::ServiceError,
+    protocol::{UsageBucket, UsageTotals},
+};
 use leptos::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -45,14 +48,15 @@ pub fn total_tokens(totals: &UsageTotals) -> u64 {
 
 /// The last `days` days up to now.
 #[server(prefix = "/api", endpoint = "usage")]
-pub async fn load_usage(days: u32) -> Result<UsageOverview, ServerFnError> {
+pub async fn load_usage(days: u32) -> Result<UsageOverview, ServiceError> {
     if !crate::viewer::Viewer::current().is_authenticated() {
-        return Err(ServerFnError::new("HTTP 401: sign in first"));
+        return Err(ServiceError::unauthorized());
     }
     if !(1..=MAX_USAGE_DAYS).contains(&days) {
-        return Err(ServerFnError::new(format!(
-            "HTTP 400: days must be between 1 and {MAX_USAGE_DAYS}"
-        )));
+        return Err(ServiceError::new(
+            400,
+            format!("days must be between 1 and {MAX_USAGE_DAYS}"),
+        ));
     }
     let service = crate::service::service()?;
     let range = server::Range::ending_now(days);
@@ -60,10 +64,9 @@ pub async fn load_usage(days: u32) -> Result<UsageOverview, ServerFnError> {
         let (since, until) = (Some(range.since.clone()), Some(range.until.clone()));
         service.usage(since, until, group_by.to_string())
     };
-    let failed = |error: crate::service::ServiceError| ServerFnError::new(error.to_string());
-    let daily = report("day").await.map_err(failed)?;
-    let by_model = report("model").await.map_err(failed)?;
-    let by_thread = report("thread").await.map_err(failed)?;
+    let daily = report("day").await?;
+    let by_model = report("model").await?;
+    let by_thread = report("thread").await?;
     let labels = server::thread_labels(service.as_ref()).await;
     Ok(UsageOverview {
         days,

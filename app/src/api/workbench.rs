@@ -1,25 +1,28 @@
-use crate::protocol::{Ping, Workbench};
+use crate::{
+    error::ServiceError,
+    protocol::{Ping, Workbench},
+};
 use leptos::prelude::*;
 
 /// The signed-in workbench, or `None` for a visitor without a session (who
 /// must see no data at all).
 #[server(prefix = "/api", endpoint = "workbench")]
-pub async fn load_workbench() -> Result<Option<Workbench>, ServerFnError> {
+pub async fn load_workbench() -> Result<Option<Workbench>, ServiceError> {
     use crate::viewer::Viewer;
     if !Viewer::current().is_authenticated() {
         return Ok(None);
     }
     let facts = use_context::<Workbench>()
-        .ok_or_else(|| ServerFnError::new("workbench facts are not configured"))?;
+        .ok_or_else(|| ServiceError::new(500, "workbench facts are not configured"))?;
     Ok(Some(facts))
 }
 
 /// A round trip through the authenticated server-function path.
 #[server(prefix = "/api", endpoint = "ping")]
-pub async fn check_connection() -> Result<Ping, ServerFnError> {
+pub async fn check_connection() -> Result<Ping, ServiceError> {
     use crate::viewer::Viewer;
     if !Viewer::current().is_authenticated() {
-        return Err(ServerFnError::new("sign in first"));
+        return Err(ServiceError::unauthorized());
     }
     let server_time_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

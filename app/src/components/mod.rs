@@ -21,7 +21,7 @@ pub use approval_card::ApprovalCard;
 pub use attention::Attention;
 pub use composer::Composer;
 pub use connection_check::ConnectionCheck;
-pub use error_line::{readable, ErrorLine};
+pub use error_line::ErrorLine;
 pub use error_notice::ErrorNotice;
 pub use layout::{RailRefresh, WorkbenchLayout};
 pub use new_thread::NewThread;

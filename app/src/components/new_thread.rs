@@ -1,4 +1,4 @@
-use super::{error_line::readable, layout::RailRefresh};
+use super::layout::RailRefresh;
 use crate::{
     api::create_thread,
     pages::PageData,
@@ -60,7 +60,7 @@ pub fn NewThread() -> impl IntoView {
                     </select>
                 </label>
                 <button type="submit" class="primary" disabled=move || create.pending().get()>"Create thread"</button>
-                {move || create.value().get().and_then(Result::err).map(|e| view! { <p class="error" role="alert">{readable(&e)}</p> })}
+                {move || create.value().get().and_then(Result::err).map(|e| view! { <p class="error" role="alert">{e.to_string()}</p> })}
             </form>
         </details>
     }

@@ -1,4 +1,4 @@
-use super::{error_line::readable, NewThread, ThreadRow};
+use super::{NewThread, ThreadRow};
 use crate::pages::PageData;
 use leptos::prelude::*;
 use leptos_router::{
@@ -28,7 +28,7 @@ pub fn Rail() -> impl IntoView {
                                 {rows.into_iter().map(|row| view! { <ThreadRow row /> }).collect_view()}
                             </ul>
                         }.into_any(),
-                        Err(error) => view! { <p class="error" role="alert">{readable(&error)}</p> }.into_any(),
+                        Err(error) => view! { <p class="error" role="alert">{error.to_string()}</p> }.into_any(),
                     }
                 })}
             </Transition>

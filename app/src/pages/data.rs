@@ -5,6 +5,7 @@
 use crate::{
     api::{list_providers, list_threads, load_thread},
     components::RailRefresh,
+    error::ServiceError,
     protocol::{ProviderModels, ThreadDetail, ThreadSummary},
 };
 use leptos::prelude::*;
@@ -12,10 +13,10 @@ use leptos_router::hooks::{use_location, use_query_map};
 
 #[derive(Clone, Copy)]
 pub struct PageData {
-    pub threads: Resource<Result<Vec<ThreadSummary>, ServerFnError>>,
-    pub providers: Resource<Result<Vec<ProviderModels>, ServerFnError>>,
+    pub threads: Resource<Result<Vec<ThreadSummary>, ServiceError>>,
+    pub providers: Resource<Result<Vec<ProviderModels>, ServiceError>>,
     /// The selected thread's snapshot (`None` off a thread page).
-    pub detail: Resource<Result<Option<ThreadDetail>, ServerFnError>>,
+    pub detail: Resource<Result<Option<ThreadDetail>, ServiceError>>,
 }
 
 /// Creates the resources and provides them (with the rail's refresh signal).

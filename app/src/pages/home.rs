@@ -1,7 +1,7 @@
 use super::data::provide_page_data;
 use crate::{
     api::load_workbench,
-    components::{readable, ErrorNotice, SignIn, WorkbenchLayout},
+    components::{ErrorNotice, SignIn, WorkbenchLayout},
 };
 use leptos::prelude::*;
 
@@ -17,7 +17,7 @@ pub fn Home() -> AnyView {
                 match workbench.await {
                     Ok(Some(workbench)) => view! { <WorkbenchLayout workbench /> }.into_any(),
                     Ok(None) => view! { <SignIn /> }.into_any(),
-                    Err(error) => view! { <ErrorNotice message=readable(&error) /> }.into_any(),
+                    Err(error) => view! { <ErrorNotice message=error.to_string() /> }.into_any(),
                 }
             })}
         </Suspense>

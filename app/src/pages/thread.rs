@@ -1,5 +1,5 @@
 use super::PageData;
-use crate::components::{readable, ErrorNotice, ThreadView};
+use crate::components::{ErrorNotice, ThreadView};
 use leptos::prelude::*;
 
 /// `/threads/:id`: the snapshot first (server-rendered), then live events.
@@ -12,7 +12,7 @@ pub fn ThreadPage() -> AnyView {
                 match detail.await {
                     Ok(Some(detail)) => view! { <ThreadView detail /> }.into_any(),
                     Ok(None) => ().into_any(),
-                    Err(error) => view! { <ErrorNotice message=readable(&error) /> }.into_any(),
+                    Err(error) => view! { <ErrorNotice message=error.to_string() /> }.into_any(),
                 }
             })}
         </Suspense>

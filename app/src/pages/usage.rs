@@ -5,6 +5,7 @@
 use crate::{
     api::{load_usage, total_tokens, UsageOverview, DEFAULT_USAGE_DAYS, USAGE_RANGES},
     components::{format_tokens, format_usd, ErrorNotice, UsageChart},
+    error::ServiceError,
     protocol::UsageTotals,
 };
 use leptos::prelude::*;
@@ -45,11 +46,8 @@ fn chosen_days(value: Option<&str>) -> u32 {
         .unwrap_or(DEFAULT_USAGE_DAYS)
 }
 
-fn failure(error: ServerFnError) -> String {
-    format!(
-        "Could not load usage: {}",
-        crate::components::readable(&error)
-    )
+fn failure(error: ServiceError) -> String {
+    format!("Could not load usage: {error}")
 }
 
 #[component]

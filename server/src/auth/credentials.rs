@@ -1,7 +1,7 @@
 //! Reading credentials off a request and deciding who is asking. The
 //! browser-origin rules for cookie authentication live here and only here.
 
-use super::web_session::{WebAuth, WEB_SESSION_COOKIE};
+use super::web_session::WEB_SESSION_COOKIE;
 use crate::{error::ApiError, state::AppState};
 use app::viewer::Viewer;
 use axum::http::{header, HeaderMap, Method};
@@ -43,10 +43,58 @@ pub fn identify(
     let Some(viewer) = cookie_viewer(state, headers) else {
         return Ok(Viewer::Anonymous);
     };
-    if let Some(web) = &state.web {
-        check_browser_origin(web, kind, method, headers)?;
-    }
+    // Browsers attach cookies to cross-site requests; only the server's own
+    // pages may use them, whichever cookie it is and whatever the mode.
+    check_browser_origin(own_origin(state, headers).as_deref(), kind, method, headers)?;
     Ok(viewer)
+}
+
+/// A server that asks for no token (`--insecure-no-auth`) trusts whoever
+/// reaches it, so a web page must not: a present `Origin` must be the
+/// server's own or an allowed CORS origin, and a change without one must
+/// not be marked cross-site by the browser. (Browsers send `Origin` on every
+/// cross-origin and every non-GET request, including the form posts that
+/// need no preflight.) Allowed CORS origins may be cross-site by design.
+pub fn check_open_access(
+    state: &AppState,
+    method: &Method,
+    headers: &HeaderMap,
+) -> Result<(), ApiError> {
+    match headers.get(header::ORIGIN) {
+        Some(origin) => {
+            let origin = origin.as_bytes();
+            let own = own_origin(state, headers).is_some_and(|own| own.as_bytes() == origin);
+            let listed = state
+                .runtime
+                .cors_origins
+                .iter()
+                .any(|allowed| allowed.as_bytes() == origin);
+            if own || listed {
+                Ok(())
+            } else {
+                Err(ApiError::Forbidden(
+                    "request refused: its Origin is neither this server nor an allowed CORS origin",
+                ))
+            }
+        }
+        None if is_safe(method) => Ok(()),
+        None => match headers.get("sec-fetch-site").map(|v| v.as_bytes()) {
+            Some(b"same-origin" | b"none") | None => Ok(()),
+            Some(_) => Err(ApiError::Forbidden(
+                "cross-site request refused: Sec-Fetch-Site must be same-origin",
+            )),
+        },
+    }
+}
+
+/// The origin the server's own pages have: the workbench's in web mode,
+/// else `http://` and the request's (already validated) `Host`.
+fn own_origin(state: &AppState, headers: &HeaderMap) -> Option<String> {
+    if let Some(web) = &state.web {
+        return Some(web.origin().to_string());
+    }
+    let host = headers.get(header::HOST)?.to_str().ok()?;
+    Some(format!("http://{host}"))
 }
 
 /// `Authorization: Bearer …` or one of the runtime-token headers.
@@ -99,10 +147,10 @@ fn cookie_viewer(state: &AppState, headers: &HeaderMap) -> Option<Viewer> {
     viewer
 }
 
-/// Web mode: a cookie-authenticated request must come from the workbench's
-/// own origin. Refusals are 403, never a silent downgrade, for API calls.
+/// A cookie-authenticated request must come from the server's own origin.
+/// Refusals are 403, never a silent downgrade, for API calls.
 fn check_browser_origin(
-    web: &WebAuth,
+    own_origin: Option<&str>,
     kind: RequestKind,
     method: &Method,
     headers: &HeaderMap,
@@ -115,9 +163,11 @@ fn check_browser_origin(
         ));
     }
     match headers.get(header::ORIGIN) {
-        Some(origin) if origin.as_bytes() != web.origin().as_bytes() => Err(ApiError::Forbidden(
-            "request refused: its Origin is not this codewhale web origin",
-        )),
+        Some(origin) if own_origin.is_none_or(|own| origin.as_bytes() != own.as_bytes()) => {
+            Err(ApiError::Forbidden(
+                "request refused: its Origin is not this codewhale server's origin",
+            ))
+        }
         Some(_) => Ok(()),
         None if is_safe(method) => Ok(()),
         None => Err(ApiError::Forbidden(

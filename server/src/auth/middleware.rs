@@ -2,7 +2,7 @@
 //! caller, enforces auth where the route needs it, and leaves the resulting
 //! `Viewer` in the request extensions for pages and server functions.
 
-use super::credentials::{identify, RequestKind};
+use super::credentials::{check_open_access, identify, RequestKind};
 use crate::{error::ApiError, state::AppState};
 use app::viewer::Viewer;
 use axum::{
@@ -39,7 +39,12 @@ pub async fn authenticate(
     let viewer = match classify(request.uri().path()) {
         Access::Public => Viewer::Anonymous,
         // --insecure-no-auth (loopback only, checked at start-up).
-        Access::Protected if state.runtime.token.is_none() => Viewer::NoAuth,
+        Access::Protected if state.runtime.token.is_none() => {
+            if let Err(refusal) = check_open_access(&state, request.method(), request.headers()) {
+                return refusal.into_response();
+            }
+            Viewer::NoAuth
+        }
         Access::Protected => {
             match identify(
                 &state,

@@ -1,11 +1,12 @@
 //! `POST /v1/approvals/{approval_id}`.
 
-use crate::{error::ApiError, extract::Json, runtime::approvals::DecideApproval, state::AppState};
-use axum::{
-    extract::{Path, State},
-    routing::post,
-    Router,
+use crate::{
+    error::ApiError,
+    extract::{Json, Path},
+    runtime::approvals::DecideApproval,
+    state::AppState,
 };
+use axum::{extract::State, routing::post, Router};
 use serde_json::Value;
 
 pub fn router() -> Router<AppState> {

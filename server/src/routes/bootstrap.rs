@@ -3,10 +3,11 @@
 
 use crate::{
     auth::{BootstrapRefusal, WebAuth},
+    extract::Path,
     state::AppState,
 };
 use axum::{
-    extract::{ConnectInfo, Path, State},
+    extract::{ConnectInfo, State},
     http::{header, HeaderValue, StatusCode},
     response::{Html, IntoResponse, Response},
     routing::get,

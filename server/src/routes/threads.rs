@@ -2,7 +2,7 @@
 
 use crate::{
     error::ApiError,
-    extract::{Json, Query},
+    extract::{Json, Path, Query},
     runtime::{
         stream::{self, Cursor},
         threads::{self, ListQuery},
@@ -11,7 +11,7 @@ use crate::{
 };
 use app::protocol::{CreateThread, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
 use axum::{
-    extract::{Path, State},
+    extract::State,
     http::{HeaderMap, StatusCode},
     response::sse::{Event, KeepAlive, Sse},
     routing::{get, post},

@@ -2,14 +2,13 @@
 //! a client returns what its tool produced. 202 means durably accepted,
 //! not that the model has read it.
 
-use crate::{error::ApiError, extract::Json, state::AppState};
-use app::protocol::DynamicToolResult;
-use axum::{
-    extract::{Path, State},
-    http::StatusCode,
-    routing::post,
-    Router,
+use crate::{
+    error::ApiError,
+    extract::{Json, Path},
+    state::AppState,
 };
+use app::protocol::DynamicToolResult;
+use axum::{extract::State, http::StatusCode, routing::post, Router};
 use serde_json::Value;
 
 pub fn router() -> Router<AppState> {

@@ -1,15 +1,13 @@
 //! Turns: start, steer, interrupt, compact. Thin handlers over
 //! `runtime::turns::TurnManager`.
 
-use crate::{error::ApiError, extract::Json, state::AppState};
-use app::protocol::{CompactThread, StartTurn, SteerTurn, TurnRecord, TurnStarted};
-use axum::{
-    body::Bytes,
-    extract::{Path, State},
-    http::StatusCode,
-    routing::post,
-    Router,
+use crate::{
+    error::ApiError,
+    extract::{Json, Path},
+    state::AppState,
 };
+use app::protocol::{CompactThread, StartTurn, SteerTurn, TurnRecord, TurnStarted};
+use axum::{body::Bytes, extract::State, http::StatusCode, routing::post, Router};
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -1,13 +1,13 @@
 //! `POST /v1/user-input/{thread_id}/{input_id}`: answers to the model's
 //! questions. The answers go to the running turn and nowhere else.
 
-use crate::{error::ApiError, extract::Json, state::AppState};
-use app::protocol::AnswerUserInput;
-use axum::{
-    extract::{Path, State},
-    routing::post,
-    Router,
+use crate::{
+    error::ApiError,
+    extract::{Json, Path},
+    state::AppState,
 };
+use app::protocol::AnswerUserInput;
+use axum::{extract::State, routing::post, Router};
 use serde_json::Value;
 
 pub fn router() -> Router<AppState> {

@@ -57,6 +57,18 @@ impl Harness {
         Self::with_engine(Arc::new(NoProvider)).await
     }
 
+    /// `codewhale app-server --http --insecure-no-auth`, without providers.
+    pub async fn no_auth() -> Self {
+        Self::build(
+            None,
+            None,
+            String::new(),
+            Default::default(),
+            Arc::new(NoProvider),
+        )
+        .await
+    }
+
     /// `codewhale app-server --http` whose turns run `engine`.
     pub async fn with_engine(engine: Arc<dyn Engine>) -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
@@ -77,6 +89,7 @@ impl Harness {
             port: PORT,
             token,
             cors_origins: codewhale::cors::origins(&[], &[]).unwrap(),
+            allowed_hosts: vec![],
             default_workspace: std::env::current_dir().unwrap(),
             wait_timeout: WAIT_TIMEOUT,
             pricing: Default::default(),

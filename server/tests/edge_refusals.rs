@@ -1,0 +1,298 @@
+//! What the HTTP edge refuses before any handler runs: foreign `Host`
+//! names (DNS rebinding), cross-site requests to a server that asks for no
+//! token or that a runtime-token cookie authenticates, and server-function
+//! bodies over the limit; and what failed server functions answer.
+
+mod common;
+
+use axum::{
+    body::Body,
+    http::{header, Request, StatusCode},
+};
+use common::{post, Harness, TOKEN};
+
+const BEARER: &str = "Bearer cwrt_test_token_0123456789abcdef";
+
+fn request(method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Request<Body> {
+    let mut builder = Request::builder().method(method).uri(path);
+    for (name, value) in headers {
+        builder = builder.header(*name, *value);
+    }
+    builder.body(Body::from(body.to_string())).unwrap()
+}
+
+async fn thread_count(h: &Harness) -> usize {
+    let reply = h
+        .send(request(
+            "GET",
+            "/v1/threads",
+            &[("authorization", BEARER)],
+            "",
+        ))
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
+    reply.json().as_array().unwrap().len()
+}
+
+#[tokio::test]
+async fn a_foreign_host_is_refused_before_auth_on_every_surface() {
+    for h in [Harness::new().await, Harness::no_auth().await] {
+        for (method, path) in [
+            ("GET", "/health"),
+            ("GET", "/v1/runtime/info"),
+            ("GET", "/v1/threads"),
+            ("POST", "/v1/threads"),
+            ("GET", "/"),
+            ("GET", "/pkg/codewhale.js"),
+            ("POST", "/api/ping"),
+            ("OPTIONS", "/v1/threads"),
+        ] {
+            for host in [
+                "attacker.example",
+                "attacker.example:7878",
+                "127.0.0.1.nip.io:7878",
+            ] {
+                let reply = h
+                    .send(request(
+                        method,
+                        path,
+                        &[
+                            ("host", host),
+                            ("authorization", BEARER),
+                            ("origin", "http://attacker.example:7878"),
+                            ("access-control-request-method", "POST"),
+                        ],
+                        "{}",
+                    ))
+                    .await;
+                assert_eq!(
+                    reply.status,
+                    StatusCode::MISDIRECTED_REQUEST,
+                    "{method} {path} Host {host}"
+                );
+                assert_eq!(reply.json()["error"]["status"], 421);
+                assert!(reply.header("access-control-allow-origin").is_none());
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn loopback_hosts_are_answered_and_bad_host_values_are_400() {
+    let h = Harness::no_auth().await;
+    for host in [
+        "127.0.0.1:7878",
+        "localhost:7878",
+        "[::1]:7878",
+        "localhost",
+    ] {
+        let reply = h
+            .send(request("GET", "/health", &[("host", host)], ""))
+            .await;
+        assert_eq!(reply.status, StatusCode::OK, "{host}");
+    }
+    for host in ["user@localhost", "local host", "[::1"] {
+        let reply = h
+            .send(request("GET", "/health", &[("host", host)], ""))
+            .await;
+        assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{host}");
+        assert_eq!(reply.json()["error"]["status"], 400);
+    }
+}
+
+/// Through a real socket, as a rebinding page's requests arrive.
+#[tokio::test]
+async fn a_rebinding_page_cannot_reach_a_real_server() {
+    let h = Harness::no_auth().await;
+    let base = h.serve().await;
+    let client = common::api_client();
+    let foreign = client
+        .post(format!("{base}/v1/threads"))
+        .header("host", "rebind.attacker.example")
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(foreign.status(), 421);
+    let own = client.get(format!("{base}/health")).send().await.unwrap();
+    assert_eq!(own.status(), 200);
+    assert_eq!(thread_count(&h).await, 0);
+}
+
+#[tokio::test]
+async fn no_auth_mode_refuses_cross_site_changes() {
+    let h = Harness::no_auth().await;
+    let host = ("host", "127.0.0.1:7878");
+    let json = ("content-type", "application/json");
+    let refused: [&[(&str, &str)]; 5] = [
+        &[host, json, ("origin", "http://evil.example")],
+        &[host, json, ("origin", "null")],
+        &[host, json, ("origin", "http://localhost:7879")],
+        &[host, json, ("sec-fetch-site", "cross-site")],
+        &[host, json, ("sec-fetch-site", "same-site")],
+    ];
+    for headers in refused {
+        let reply = h.send(request("POST", "/v1/threads", headers, "{}")).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{headers:?}");
+        assert_eq!(reply.json()["error"]["status"], 403);
+    }
+    // A form post needs no preflight: the classic cross-site attack on a
+    // server function.
+    let form = post("/api/create_thread")
+        .header("host", "127.0.0.1:7878")
+        .header("origin", "http://evil.example")
+        .header("sec-fetch-site", "cross-site")
+        .body(Body::from("request[title]=pwned"))
+        .unwrap();
+    assert_eq!(h.send(form).await.status, StatusCode::FORBIDDEN);
+    // Reading with a foreign Origin is refused too.
+    let read = request(
+        "GET",
+        "/v1/threads",
+        &[host, ("origin", "http://evil.example")],
+        "",
+    );
+    assert_eq!(h.send(read).await.status, StatusCode::FORBIDDEN);
+    assert_eq!(thread_count(&h).await, 0);
+
+    let allowed: [&[(&str, &str)]; 4] = [
+        // curl and SDKs: no browser headers at all.
+        &[host, json],
+        &[host, json, ("origin", "http://127.0.0.1:7878")],
+        &[host, json, ("sec-fetch-site", "same-origin")],
+        // A configured CORS origin is cross-site by design.
+        &[
+            host,
+            json,
+            ("origin", "http://localhost:3000"),
+            ("sec-fetch-site", "same-site"),
+        ],
+    ];
+    for headers in allowed {
+        let reply = h.send(request("POST", "/v1/threads", headers, "{}")).await;
+        assert_eq!(reply.status, StatusCode::CREATED, "{headers:?}");
+    }
+    assert_eq!(thread_count(&h).await, 4);
+}
+
+#[tokio::test]
+async fn the_runtime_token_cookie_only_works_from_the_servers_own_origin() {
+    let h = Harness::app_server().await;
+    let cookie = format!("codewhale_runtime_token={TOKEN}");
+    let host = ("host", "127.0.0.1:7878");
+    let json = ("content-type", "application/json");
+    for headers in [
+        vec![
+            host,
+            json,
+            ("cookie", &cookie),
+            ("origin", "http://evil.example"),
+        ],
+        vec![
+            host,
+            json,
+            ("cookie", &cookie),
+            ("sec-fetch-site", "cross-site"),
+        ],
+        vec![host, json, ("cookie", &cookie)],
+        // A CORS-listed origin cannot ride on the cookie.
+        vec![
+            host,
+            json,
+            ("cookie", &cookie),
+            ("origin", "http://localhost:3000"),
+        ],
+    ] {
+        let reply = h.send(request("POST", "/v1/threads", &headers, "{}")).await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{headers:?}");
+    }
+    assert_eq!(thread_count(&h).await, 0);
+    let own = request(
+        "POST",
+        "/v1/threads",
+        &[
+            host,
+            json,
+            ("cookie", &cookie),
+            ("origin", "http://127.0.0.1:7878"),
+            ("sec-fetch-site", "same-origin"),
+        ],
+        "{}",
+    );
+    assert_eq!(h.send(own).await.status, StatusCode::CREATED);
+}
+
+#[tokio::test]
+async fn server_function_bodies_over_the_limit_are_413() {
+    let h = Harness::app_server().await;
+    let big = "a".repeat(codewhale::router::MAX_BODY_BYTES + 1);
+    let declared = post("/api/create_thread")
+        .header(header::AUTHORIZATION, BEARER)
+        .body(Body::from(big.clone()))
+        .unwrap();
+    let reply = h.send(declared).await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(reply.json()["error"]["status"], 413);
+    // Chunked: no Content-Length to refuse early; the read stops at the limit.
+    let chunks = big
+        .into_bytes()
+        .chunks(1 << 20)
+        .map(|c| Ok::<_, std::io::Error>(c.to_vec()))
+        .collect::<Vec<_>>();
+    let streamed = post("/api/create_thread")
+        .header(header::AUTHORIZATION, BEARER)
+        .body(Body::from_stream(futures::stream::iter(chunks)))
+        .unwrap();
+    let reply = h.send(streamed).await;
+    assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(thread_count(&h).await, 0);
+}
+
+#[tokio::test]
+async fn failed_server_functions_answer_with_their_status_and_message() {
+    let h = Harness::app_server().await;
+    let call = |path: &str, body: &str| {
+        post(path)
+            .header(header::AUTHORIZATION, BEARER)
+            .body(Body::from(body.to_string()))
+            .unwrap()
+    };
+    // A thread that does not exist: the runtime's 404, not Leptos' 500.
+    let reply = h.send(call("/api/thread", "id=thr_00ff00ff")).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND, "{}", reply.text());
+    assert_eq!(reply.json()["status"], 404);
+    assert!(reply.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("thr_00ff00ff"));
+    // Malformed and missing arguments: 400 with what was wrong.
+    for body in ["", "days=many", "days=-1", "days=%FF%FE"] {
+        let reply = h.send(call("/api/usage", body)).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{body:?}: {}",
+            reply.text()
+        );
+        assert_eq!(reply.json()["status"], 400);
+        assert!(reply.json()["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("invalid request"));
+    }
+    // The function's own refusal keeps its status.
+    let reply = h.send(call("/api/usage", "days=9999")).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST);
+    assert!(reply.json()["message"]
+        .as_str()
+        .unwrap()
+        .contains("between 1 and"));
+    // A runtime conflict: a workspace that does not exist is the client's fault.
+    let reply = h
+        .send(call(
+            "/api/create_thread",
+            "request[workspace]=%2Fno%2Fsuch%2Fdir",
+        ))
+        .await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+}
