@@ -11,6 +11,8 @@ mod plan;
 mod read;
 mod search;
 mod shell;
+#[cfg(test)]
+mod symlink_tests;
 mod write;
 
 use crate::runtime::approvals::ApprovalRequest;

@@ -15,7 +15,9 @@ pub fn read_file(workspace: &Workspace, args: &Value) -> Result<String, ToolErro
         return Err(ToolError(format!("{asked} is a directory; use list_dir")));
     }
     let mut bytes = Vec::new();
-    let file = std::fs::File::open(&path).map_err(|e| ToolError(format!("{asked}: {e}")))?;
+    let file = path
+        .open_read()
+        .map_err(|e| ToolError(format!("{asked}: {e}")))?;
     let size = file.metadata().map(|m| m.len()).unwrap_or(0);
     file.take(MAX_READ_BYTES + 1)
         .read_to_end(&mut bytes)

@@ -1,8 +1,10 @@
 //! write_file and edit_file. Both record a unified diff in the item's
 //! metadata so clients can show what changed.
 
+use super::paths::Confined;
 use super::{str_arg, ToolError, ToolOutput, Workspace};
 use serde_json::{json, Value};
+use std::io::{ErrorKind, Read};
 
 /// Largest file the edit tools rewrite.
 const MAX_EDIT_BYTES: u64 = 4 * 1024 * 1024;
@@ -15,10 +17,9 @@ pub fn write_file(workspace: &Workspace, args: &Value) -> Result<ToolOutput, Too
         return Err(ToolError(format!("{asked} is a directory")));
     }
     let before = read_text(&path, asked)?.unwrap_or_default();
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent).map_err(|e| ToolError(format!("{asked}: {e}")))?;
-    }
-    std::fs::write(&path, content).map_err(|e| ToolError(format!("{asked}: {e}")))?;
+    path.create_parents(&mut Vec::new())
+        .and_then(|()| path.write(content.as_bytes()))
+        .map_err(|e| ToolError(format!("{asked}: {e}")))?;
     Ok(changed(asked, &before, content))
 }
 
@@ -38,7 +39,8 @@ pub fn edit_file(workspace: &Workspace, args: &Value) -> Result<ToolOutput, Tool
         ))),
         1 => {
             let after = before.replacen(old, new, 1);
-            std::fs::write(&path, &after).map_err(|e| ToolError(format!("{asked}: {e}")))?;
+            path.write(after.as_bytes())
+                .map_err(|e| ToolError(format!("{asked}: {e}")))?;
             Ok(changed(asked, &before, &after))
         }
         n => Err(ToolError(format!(
@@ -48,20 +50,28 @@ pub fn edit_file(workspace: &Workspace, args: &Value) -> Result<ToolOutput, Tool
 }
 
 /// The file's text, `None` if it does not exist; binary and huge files are refused.
-pub(super) fn read_text(path: &std::path::Path, asked: &str) -> Result<Option<String>, ToolError> {
-    match std::fs::metadata(path) {
-        Err(_) => Ok(None),
-        Ok(meta) if meta.len() > MAX_EDIT_BYTES => Err(ToolError(format!(
-            "{asked} is too large to edit ({} bytes)",
-            meta.len()
-        ))),
-        Ok(_) => {
-            let bytes = std::fs::read(path).map_err(|e| ToolError(format!("{asked}: {e}")))?;
-            String::from_utf8(bytes)
-                .map(Some)
-                .map_err(|_| ToolError(format!("{asked} is not a UTF-8 text file")))
+pub(super) fn read_text(path: &Confined, asked: &str) -> Result<Option<String>, ToolError> {
+    let fail = |e: std::io::Error| ToolError(format!("{asked}: {e}"));
+    let file = match path.open_read() {
+        Ok(file) => file,
+        Err(e) if matches!(e.kind(), ErrorKind::NotFound | ErrorKind::NotADirectory) => {
+            return Ok(None)
         }
+        Err(e) => return Err(fail(e)),
+    };
+    let size = file.metadata().map_err(fail)?.len();
+    if size > MAX_EDIT_BYTES {
+        return Err(ToolError(format!(
+            "{asked} is too large to edit ({size} bytes)"
+        )));
     }
+    let mut bytes = Vec::new();
+    file.take(MAX_EDIT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(fail)?;
+    String::from_utf8(bytes)
+        .map(Some)
+        .map_err(|_| ToolError(format!("{asked} is not a UTF-8 text file")))
 }
 
 fn changed(path: &str, before: &str, after: &str) -> ToolOutput {

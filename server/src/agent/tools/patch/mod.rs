@@ -7,10 +7,11 @@
 mod apply;
 mod parse;
 
+use super::paths::Confined;
 use super::{str_arg, write, ToolError, ToolOutput, Workspace};
 use parse::FileOp;
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 pub fn apply_patch(workspace: &Workspace, args: &Value) -> Result<ToolOutput, ToolError> {
     let ops = parse::parse(str_arg(args, "patch")?).map_err(ToolError)?;
@@ -59,9 +60,9 @@ struct Change {
     /// The source of a move.
     from: Option<String>,
     /// Where the text is now (`None` for an added file).
-    source: Option<PathBuf>,
+    source: Option<Confined>,
     /// Where the new text goes (`None` for a deleted file).
-    target: Option<PathBuf>,
+    target: Option<Confined>,
     before: String,
     after: String,
 }
@@ -122,7 +123,7 @@ fn plan(workspace: &Workspace, op: &FileOp) -> Result<Change, ToolError> {
 }
 
 /// An existing regular text file inside the workspace, and its text.
-fn existing_file(workspace: &Workspace, path: &str) -> Result<(PathBuf, String), ToolError> {
+fn existing_file(workspace: &Workspace, path: &str) -> Result<(Confined, String), ToolError> {
     let full = workspace.existing(path)?;
     if !full.is_file() {
         return Err(ToolError(format!("{path} is not a file")));
@@ -132,12 +133,13 @@ fn existing_file(workspace: &Workspace, path: &str) -> Result<(PathBuf, String),
     Ok((full, text))
 }
 
-/// A path inside the workspace where nothing exists yet (not even a
-/// dangling symlink, which a write would follow) and whose existing
-/// ancestors are directories.
-fn new_file(workspace: &Workspace, path: &str) -> Result<PathBuf, ToolError> {
+/// A path inside the workspace where nothing exists yet, neither under
+/// the name the patch gives (not even a symlink) nor where that resolves
+/// to, and whose existing ancestors are directories.
+fn new_file(workspace: &Workspace, path: &str) -> Result<Confined, ToolError> {
     let full = workspace.writable(path)?;
-    if full.symlink_metadata().is_ok() {
+    let named = workspace.root().join(path);
+    if full.symlink_metadata().is_ok() || named.symlink_metadata().is_ok() {
         return Err(ToolError(format!(
             "{path} already exists; update it instead of adding it"
         )));
@@ -166,7 +168,7 @@ fn refuse_overlaps(changes: &[Change]) -> Result<(), ToolError> {
         let mut paths: Vec<&Path> = [&change.source, &change.target]
             .into_iter()
             .flatten()
-            .map(PathBuf::as_path)
+            .map(Confined::as_path)
             .collect();
         paths.dedup();
         for path in &paths {
@@ -184,9 +186,9 @@ fn refuse_overlaps(changes: &[Change]) -> Result<(), ToolError> {
 
 /// How to take back one write if a later one fails.
 enum Undo {
-    Restore(PathBuf, String),
-    Remove(PathBuf),
-    RemoveDir(PathBuf),
+    Restore(Confined, String),
+    Remove(Confined),
+    RemoveDir(Confined),
 }
 
 fn write_all(changes: &[Change]) -> Result<(), ToolError> {
@@ -196,9 +198,9 @@ fn write_all(changes: &[Change]) -> Result<(), ToolError> {
             for step in undo.into_iter().rev() {
                 // Best effort: the original error is what the model needs.
                 let _ = match step {
-                    Undo::Restore(path, text) => std::fs::write(path, text),
-                    Undo::Remove(path) => std::fs::remove_file(path),
-                    Undo::RemoveDir(path) => std::fs::remove_dir(path),
+                    Undo::Restore(path, text) => path.write(text.as_bytes()).map(drop),
+                    Undo::Remove(path) => path.remove_file(),
+                    Undo::RemoveDir(path) => path.remove_dir(),
                 };
             }
             return Err(ToolError(format!(
@@ -210,39 +212,31 @@ fn write_all(changes: &[Change]) -> Result<(), ToolError> {
     Ok(())
 }
 
+/// Every file operation goes through `Confined`: no symlink is followed,
+/// even one swapped in after the patch was checked.
 fn write_one(change: &Change, undo: &mut Vec<Undo>) -> std::io::Result<()> {
     if let Some(target) = &change.target {
         if change.kind != Kind::Update {
-            create_parents(target, undo)?;
+            let mut created = Vec::new();
+            let result = target.create_parents(&mut created);
+            undo.extend(created.into_iter().map(Undo::RemoveDir));
+            result?;
         }
-        std::fs::write(target, &change.after)?;
+        let file = target.write(change.after.as_bytes())?;
         undo.push(match change.kind {
             Kind::Update => Undo::Restore(target.clone(), change.before.clone()),
             _ => Undo::Remove(target.clone()),
         });
+        if let (Some(source), Kind::Move) = (&change.source, change.kind) {
+            // A moved script stays executable.
+            if let Ok(meta) = source.open_read().and_then(|f| f.metadata()) {
+                let _ = file.set_permissions(meta.permissions());
+            }
+        }
     }
     if let (Some(source), Kind::Delete | Kind::Move) = (&change.source, change.kind) {
-        if let (Some(target), Ok(meta)) = (&change.target, std::fs::metadata(source)) {
-            // A moved script stays executable.
-            let _ = std::fs::set_permissions(target, meta.permissions());
-        }
-        std::fs::remove_file(source)?;
+        source.remove_file()?;
         undo.push(Undo::Restore(source.clone(), change.before.clone()));
-    }
-    Ok(())
-}
-
-/// Creates the missing directories above `path`, remembering each.
-fn create_parents(path: &Path, undo: &mut Vec<Undo>) -> std::io::Result<()> {
-    let mut missing: Vec<&Path> = path
-        .ancestors()
-        .skip(1)
-        .take_while(|a| !a.exists())
-        .collect();
-    missing.reverse();
-    for dir in missing {
-        std::fs::create_dir(dir)?;
-        undo.push(Undo::RemoveDir(dir.to_path_buf()));
     }
     Ok(())
 }
