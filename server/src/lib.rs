@@ -6,6 +6,7 @@ pub mod agent;
 pub mod app_server;
 pub mod assets;
 pub mod auth;
+pub mod child;
 pub mod cli;
 pub mod clock;
 pub mod config;

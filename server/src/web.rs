@@ -53,17 +53,7 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
         args.host
     );
     if !args.no_open {
-        open_browser(launch_url);
+        crate::child::open::browser(launch_url);
     }
     server::serve(listener, state, stop).await
-}
-
-/// Hands the link to the OS opener off the async runtime. A missing or
-/// failing opener only means the user opens the printed link themselves.
-fn open_browser(url: String) {
-    std::thread::spawn(move || {
-        if let Err(error) = open::that_detached(&url) {
-            tracing::warn!(%error, "could not open a browser; open the printed link yourself");
-        }
-    });
 }

@@ -173,6 +173,95 @@ async fn manual_compaction_summarizes_everything_and_later_turns_use_it() {
     assert_eq!(next["messages"].as_array().unwrap().len(), 2);
 }
 
+/// The user's answers reach the model but are stored nowhere; compaction
+/// stores a summary, so the summarizer must not read them either.
+#[tokio::test]
+async fn answers_to_the_user_s_questions_stay_out_of_the_summary() {
+    const SECRET: &str = "answer-compaction-9d41e";
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup_with_provider(SMALL_WINDOW, json!({ "workspace": dir.path() })).await;
+    let questions = json!({"questions": [
+        {"id": "name", "question": "Project name?", "allow_free_text": true}
+    ]});
+    s.mock.push(Reply::Stream {
+        chunks: vec![
+            Chunk::ToolCall {
+                index: 0,
+                id: Some("call_q".into()),
+                name: Some("request_user_input".into()),
+                arguments: questions.to_string(),
+            },
+            Chunk::Finish {
+                reason: "tool_calls".into(),
+            },
+        ],
+        delay_ms: 0,
+    });
+    s.mock.push(read_call(900)); // sees the answer; then the window is full
+    s.mock
+        .push(Reply::text(&["SUMMARY-UI: the user chose a project name."]));
+    s.mock.push(Reply::text(&["Set up."]));
+    let mut reader = s.events().await;
+    s.start("set up a project").await;
+    let required = reader.until("user_input.required").await;
+    let input = required.last().unwrap().1["payload"]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let answer = s
+        .client
+        .post(format!("{}/v1/user-input/{}/{input}", s.base, s.thread))
+        .json(&json!({"answers": [{"id": "name", "label": "Other", "value": SECRET}]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 200);
+    let done = reader.until("turn.completed").await;
+    assert_eq!(
+        done.last().unwrap().1["payload"]["turn"]["status"],
+        "completed"
+    );
+
+    let requests = s.mock.requests();
+    assert_eq!(requests.len(), 4);
+    // The model's next call had the answer...
+    assert!(requests[1]["messages"].to_string().contains(SECRET));
+    // ...the summarizer read a placeholder where it was.
+    let summarize = &requests[2];
+    assert!(summarize.get("tools").is_none());
+    assert!(!summarize.to_string().contains(SECRET));
+    let transcript = summarize["messages"][1]["content"].as_str().unwrap();
+    let withheld = codewhale::agent::compaction::WITHHELD_ANSWER;
+    assert!(
+        transcript.contains(&format!("TOOL: {withheld}")),
+        "{transcript}"
+    );
+    assert!(transcript.contains("[calls request_user_input"));
+
+    // Nothing stored holds it: the summary item, the events, the files.
+    let snapshot = detail(&s).await;
+    let items = compaction_items(&snapshot);
+    assert_eq!(items.len(), 1);
+    assert!(items[0]["detail"]
+        .as_str()
+        .unwrap()
+        .starts_with("SUMMARY-UI"));
+    assert!(!snapshot.to_string().contains(SECRET));
+    let latest = snapshot["latest_seq"].as_i64().unwrap();
+    let mut replay = s.events().await;
+    loop {
+        let (_, _, event) = replay.next().await;
+        assert!(!event.to_string().contains(SECRET), "{event}");
+        if event["seq"].as_i64().unwrap() >= latest {
+            break;
+        }
+    }
+    for file in std::fs::read_dir(s._h.home.path()).unwrap() {
+        let raw = std::fs::read(file.unwrap().path()).unwrap_or_default();
+        assert!(!String::from_utf8_lossy(&raw).contains(SECRET));
+    }
+}
+
 #[tokio::test]
 async fn an_out_of_range_fraction_is_a_config_error() {
     let home = tempfile::tempdir().unwrap();

@@ -7,6 +7,7 @@
 //! `conversation`).
 
 use serde_json::{json, Value};
+use std::collections::HashSet;
 
 /// The fraction of the context window at which a turn compacts, unless
 /// config.toml says otherwise (`[compaction] auto_fraction`; 0 turns it off).
@@ -17,6 +18,10 @@ const MAX_TRANSCRIPT_CHARS: usize = 120_000;
 const MAX_MESSAGE_CHARS: usize = 8_000;
 /// The summary's length limit, in tokens.
 pub const SUMMARY_MAX_TOKENS: u64 = 2_048;
+/// What the summarizer reads in place of the user's answers to
+/// `request_user_input`: those reach the model but are never stored, and
+/// the summary is stored.
+pub const WITHHELD_ANSWER: &str = "[answer to the user's question withheld]";
 
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Policy {
@@ -72,11 +77,21 @@ pub fn keep_from(messages: &[Value]) -> usize {
 
 /// The summarizer's chat: an instruction and the transcript as text (tool
 /// messages are not sent as such, so no call/result pairing can break).
+/// Answers to the user's questions are withheld.
 pub fn summary_request(older: &[Value], reason: Option<&str>) -> Vec<Value> {
+    let answers = user_input_calls(older);
     let mut transcript = String::new();
     for message in older {
         let role = message["role"].as_str().unwrap_or("?").to_uppercase();
-        let mut text = message["content"].as_str().unwrap_or_default().to_string();
+        let answer = message["role"] == "tool"
+            && message["tool_call_id"]
+                .as_str()
+                .is_some_and(|id| answers.contains(id));
+        let mut text = if answer {
+            WITHHELD_ANSWER.to_string()
+        } else {
+            message["content"].as_str().unwrap_or_default().to_string()
+        };
         if let Some(calls) = message["tool_calls"].as_array() {
             for call in calls {
                 let f = &call["function"];
@@ -108,6 +123,18 @@ pub fn summary_request(older: &[Value], reason: Option<&str>) -> Vec<Value> {
         json!({"role": "system", "content": "You write concise, faithful summaries of coding sessions."}),
         json!({"role": "user", "content": format!("{transcript}---\n{ask}")}),
     ]
+}
+
+/// Ids of the `request_user_input` calls in `messages`: the tool messages
+/// answering them carry the user's answers.
+fn user_input_calls(messages: &[Value]) -> HashSet<&str> {
+    messages
+        .iter()
+        .filter_map(|m| m["tool_calls"].as_array())
+        .flatten()
+        .filter(|call| call["function"]["name"] == super::client_calls::REQUEST_USER_INPUT)
+        .filter_map(|call| call["id"].as_str())
+        .collect()
 }
 
 /// The chat after compaction: the thread's system prompt with the summary,
@@ -169,6 +196,23 @@ mod tests {
             .as_str()
             .unwrap()
             .contains("USER: do it"));
+    }
+
+    #[test]
+    fn answers_to_the_user_s_questions_are_withheld() {
+        let chat = [
+            json!({"role": "user", "content": "set it up"}),
+            json!({"role": "assistant", "content": "", "tool_calls": [
+                {"id": "q1", "function": {"name": "request_user_input", "arguments": "{\"questions\":[]}"}},
+                {"id": "r1", "function": {"name": "read_file", "arguments": "{}"}}
+            ]}),
+            json!({"role": "tool", "tool_call_id": "q1", "content": "name: hunter2"}),
+            json!({"role": "tool", "tool_call_id": "r1", "content": "file text"}),
+        ];
+        let text = summary_request(&chat, None)[1]["content"].to_string();
+        assert!(!text.contains("hunter2"), "{text}");
+        assert!(text.contains(&format!("TOOL: {WITHHELD_ANSWER}")));
+        assert!(text.contains("TOOL: file text") && text.contains("[calls request_user_input"));
     }
 
     #[test]

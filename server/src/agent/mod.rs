@@ -31,14 +31,11 @@ pub struct Agent {
     compaction_fraction: f64,
 }
 
-/// Variables removed from every command the model runs, besides the
-/// generic secret names: each configured provider's key variable.
-fn scrub_list(providers: &Providers) -> Vec<String> {
-    providers.key_variables()
-}
-
 impl Agent {
     pub fn new(providers: Providers) -> Self {
+        // Each configured key variable is kept from every child process,
+        // whatever its name.
+        crate::child::env::add_secret_names(providers.key_variables());
         Self {
             providers,
             client: ChatClient::default(),
@@ -84,7 +81,6 @@ impl Engine for Agent {
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome> {
         let provider = self.resolve(&turn.settings);
         let client = self.client.clone();
-        let scrub = scrub_list(&self.providers);
         let fraction = self.compaction_fraction;
         Box::pin(async move {
             match provider {
@@ -100,7 +96,7 @@ impl Engine for Agent {
                         provider,
                         policy,
                     };
-                    run_turn(model, scrub, turn).await
+                    run_turn(model, turn).await
                 }
                 Err(error) => Outcome::Failed {
                     error: error.to_string(),
@@ -123,7 +119,7 @@ struct Model {
     policy: compaction::Policy,
 }
 
-async fn run_turn(model: Model, scrub: Vec<String>, mut turn: TurnContext) -> Outcome {
+async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
     let mut messages = conversation::messages(&turn.thread, &turn.history);
     let mut usage = Usage::default();
     if let TurnInput::Compact { reason } = &turn.input {
@@ -142,7 +138,6 @@ async fn run_turn(model: Model, scrub: Vec<String>, mut turn: TurnContext) -> Ou
         Some(root) => tools::Workspace::new(std::path::Path::new(root), turn.settings.trust_mode)
             .map(|workspace| tools::ToolEnv {
                 workspace: Arc::new(workspace),
-                scrub: scrub.clone(),
             }),
         None => Err(tools::ToolError("this thread has no workspace".into())),
     };

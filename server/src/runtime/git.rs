@@ -1,13 +1,15 @@
 //! Branch, head and dirtiness of a workspace, read from `git status` at
-//! request time. One `git` process per workspace, cached briefly so a page
-//! of threads sharing a repository costs one lookup.
+//! request time (through `child::git`, so the repository cannot start
+//! programs). One lookup per workspace, cached briefly so a page of
+//! threads sharing a repository costs one.
 
+use crate::child::git::{self, Read};
 use std::{
     collections::HashMap,
+    path::Path,
     sync::Mutex,
     time::{Duration, Instant},
 };
-use tokio::process::Command;
 
 const TTL: Duration = Duration::from_secs(2);
 
@@ -47,19 +49,8 @@ impl GitCache {
 
 /// Null facts outside a repository or when git is unavailable.
 async fn read(workspace: &str) -> GitFacts {
-    let output = Command::new("git")
-        .args([
-            "-C",
-            workspace,
-            "status",
-            "--porcelain=v2",
-            "--branch",
-            "--untracked-files=normal",
-        ])
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .kill_on_drop(true)
-        .output()
-        .await;
+    let args = ["--porcelain=v2", "--branch", "--untracked-files=normal"];
+    let output = git::output(Path::new(workspace), Read::Status, &args).await;
     match output {
         Ok(output) if output.status.success() => {
             parse_status(&String::from_utf8_lossy(&output.stdout))

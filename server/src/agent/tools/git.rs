@@ -1,17 +1,18 @@
-//! git_status and git_diff, run in the workspace.
+//! git_status and git_diff, run in the workspace through `child::git`
+//! (which keeps the repository from starting programs).
 
 use super::{ToolError, Workspace};
+use crate::child::git::{self, Read};
 use serde_json::Value;
-use tokio::process::Command;
 
 const MAX_OUTPUT: usize = 64 * 1024;
 
 pub async fn status(workspace: &Workspace) -> Result<String, ToolError> {
-    git(workspace, &["status", "--short", "--branch"]).await
+    run(workspace, Read::Status, &["--short", "--branch"]).await
 }
 
 pub async fn diff(workspace: &Workspace, args: &Value) -> Result<String, ToolError> {
-    let mut argv = vec!["diff".to_string()];
+    let mut argv = Vec::new();
     if args["staged"].as_bool() == Some(true) {
         argv.push("--staged".into());
     }
@@ -21,7 +22,7 @@ pub async fn diff(workspace: &Workspace, args: &Value) -> Result<String, ToolErr
         argv.push(path.display().to_string());
     }
     let argv: Vec<&str> = argv.iter().map(String::as_str).collect();
-    let out = git(workspace, &argv).await?;
+    let out = run(workspace, Read::Diff, &argv).await?;
     Ok(if out.trim().is_empty() {
         "no changes".into()
     } else {
@@ -29,21 +30,16 @@ pub async fn diff(workspace: &Workspace, args: &Value) -> Result<String, ToolErr
     })
 }
 
-async fn git(workspace: &Workspace, args: &[&str]) -> Result<String, ToolError> {
-    let output = Command::new("git")
-        .arg("-C")
-        .arg(workspace.root())
-        .args(args)
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .kill_on_drop(true)
-        .output()
+async fn run(workspace: &Workspace, read: Read, args: &[&str]) -> Result<String, ToolError> {
+    let output = git::output(workspace.root(), read, args)
         .await
-        .map_err(|e| ToolError(format!("git is not available: {e}")))?;
+        .map_err(|e| ToolError(format!("git could not run: {e}")))?;
     if !output.status.success() {
         let stderr = String::from_utf8_lossy(&output.stderr);
+        let command = std::iter::once(read.name()).chain(args.iter().copied());
         return Err(ToolError(format!(
             "git {}: {}",
-            args.join(" "),
+            command.collect::<Vec<_>>().join(" "),
             stderr.trim()
         )));
     }

@@ -40,8 +40,6 @@ impl From<String> for ToolOutput {
 /// Where tools run.
 pub struct ToolEnv {
     pub workspace: Arc<Workspace>,
-    /// Environment variables removed from commands (configured key names).
-    pub scrub: Vec<String>,
 }
 
 /// The item kind of a tool's calls.
@@ -231,7 +229,7 @@ pub async fn run(env: &ToolEnv, name: &str, arguments: &str) -> Result<ToolOutpu
     match name {
         "git_status" => git::status(&workspace).await.map(ToolOutput::from),
         "git_diff" => git::diff(&workspace, &args).await.map(ToolOutput::from),
-        "exec_shell" => shell::exec_shell(&workspace, &args, &env.scrub).await,
+        "exec_shell" => shell::exec_shell(&workspace, &args).await,
         "update_plan" => plan::update_plan(&args),
         "read_file" | "list_dir" | "grep_files" | "file_search" | "write_file" | "edit_file"
         | "apply_patch" => {

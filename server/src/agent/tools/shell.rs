@@ -1,7 +1,8 @@
 //! exec_shell: `sh -c` in the workspace, in its own process group, with a
-//! timeout and an output cap; provider keys and runtime tokens are removed
-//! from its environment, and the whole group is killed on timeout or when
-//! the turn is interrupted (the future is dropped).
+//! timeout and an output cap; it gets the scrubbed environment (no runtime
+//! token, provider keys or other credentials: `child::env`), and the whole
+//! group is killed on timeout or when the turn is interrupted (the future
+//! is dropped).
 
 use super::{str_arg, ToolError, ToolOutput, Workspace};
 use serde_json::{json, Value};
@@ -26,11 +27,7 @@ impl Drop for Group {
     }
 }
 
-pub async fn exec_shell(
-    workspace: &Workspace,
-    args: &Value,
-    scrub: &[String],
-) -> Result<ToolOutput, ToolError> {
+pub async fn exec_shell(workspace: &Workspace, args: &Value) -> Result<ToolOutput, ToolError> {
     let command = str_arg(args, "command")?;
     let timeout = Duration::from_secs(
         args["timeout_seconds"]
@@ -39,6 +36,7 @@ pub async fn exec_shell(
             .clamp(1, MAX_TIMEOUT_SECS),
     );
     let mut process = Command::new("sh");
+    crate::child::env::apply(process.as_std_mut());
     process
         .arg("-c")
         .arg(command)
@@ -48,12 +46,6 @@ pub async fn exec_shell(
         .stderr(Stdio::piped())
         .process_group(0)
         .kill_on_drop(true);
-    for (name, _) in std::env::vars_os() {
-        let name = name.to_string_lossy();
-        if is_secret(&name) || scrub.iter().any(|s| s == name.as_ref()) {
-            process.env_remove(name.as_ref());
-        }
-    }
     let mut child = process
         .spawn()
         .map_err(|e| ToolError(format!("cannot run sh: {e}")))?;
@@ -104,15 +96,6 @@ pub async fn exec_shell(
         text,
         metadata: json!({ "command": command, "exit_code": code }),
     })
-}
-
-/// Names of variables that must never reach a command the model runs.
-fn is_secret(name: &str) -> bool {
-    let upper = name.to_ascii_uppercase();
-    upper.ends_with("_API_KEY")
-        || upper.ends_with("_TOKEN")
-        || upper.ends_with("_SECRET")
-        || upper.starts_with("CODEWHALE_")
 }
 
 fn cap(bytes: &[u8]) -> String {
