@@ -20,7 +20,7 @@ impl ServiceError {
     pub fn new(status: u16, message: impl Into<String>) -> Self {
         Self {
             status,
-            message: message.into(),
+            message: crate::protocol::clip_message(message.into()),
         }
     }
 

@@ -40,6 +40,17 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
     let home = home::resolve()?;
     let config = Config::load(&home)?;
     let cors_origins = cors::origins(&args.cors_origins, &config.runtime_api.cors_origins)?;
+    let allowed_hosts =
+        HostPolicy::configured(&args.allowed_hosts, &config.runtime_api.allowed_hosts)?;
+    // A name other than loopback (a tunnel's, say) would carry requests from
+    // elsewhere to a server that asks nobody for a token.
+    if insecure && !HostPolicy::only_loopback(&allowed_hosts) {
+        return Err(RunError::Config(
+            "no-auth mode only answers to loopback names; drop --allowed-host (and \
+             [runtime_api] allowed_hosts) or use --auth-token instead"
+                .into(),
+        ));
+    }
     let store = Arc::new(Store::open(&home).await?);
     let listener = server::bind(&args.host, args.port).await?;
     let port = listener.local_addr().map_err(RunError::Serve)?.port();
@@ -49,10 +60,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
         port,
         token,
         cors_origins,
-        allowed_hosts: HostPolicy::configured(
-            &args.allowed_hosts,
-            &config.runtime_api.allowed_hosts,
-        )?,
+        allowed_hosts,
         default_workspace: std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))?,
         wait_timeout: crate::runtime::approvals::DEFAULT_TIMEOUT,
         pricing: crate::pricing::Pricing::from_config(&config),

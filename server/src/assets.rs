@@ -21,6 +21,11 @@ pub struct Site;
 
 pub async fn serve(State(state): State<AppState>, request: Request) -> Response {
     let path = request.uri().path().trim_start_matches('/');
+    // Server functions are an API: a miss there is the JSON error, not a page.
+    if path == "api" || path.starts_with("api/") {
+        return crate::error::ApiError::NotFound(format!("no server function at /{path}"))
+            .into_response();
+    }
     let is_read = matches!(*request.method(), Method::GET | Method::HEAD);
     if path.ends_with(".br") {
         return not_found(state, request).await;

@@ -21,10 +21,7 @@ impl From<ApiError> for ServiceError {
         if let ApiError::Internal(inner) = &error {
             tracing::error!(error = %inner, "a server function failed");
         }
-        ServiceError {
-            status: error.status().as_u16(),
-            message: error.to_string(),
-        }
+        ServiceError::new(error.status().as_u16(), error.to_string())
     }
 }
 

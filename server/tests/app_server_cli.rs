@@ -162,7 +162,8 @@ async fn hosts_from_flags_and_config_and_nothing_else() {
     command.args([
         "app-server",
         "--http",
-        "--insecure-no-auth",
+        "--auth-token",
+        "cwrt_hosts_test_0123456789abcdef",
         "--port",
         "0",
         "--allowed-host",
@@ -179,6 +180,7 @@ async fn hosts_from_flags_and_config_and_nothing_else() {
         let reply = client()
             .get(format!("{}/v1/threads", server.base))
             .header("host", host)
+            .bearer_auth("cwrt_hosts_test_0123456789abcdef")
             .send()
             .await
             .unwrap();
@@ -197,6 +199,14 @@ async fn hosts_from_flags_and_config_and_nothing_else() {
         .unwrap();
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("allowed host"));
+    // Without a token, a tunnel's name would carry anyone to the server.
+    let out = codewhale_in(home.path())
+        .args(["app-server", "--http", "--port", "0", "--insecure-no-auth"])
+        .args(["--allowed-host", "tunnel.example"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("loopback"));
 }
 
 #[tokio::test]

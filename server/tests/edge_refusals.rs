@@ -124,8 +124,11 @@ async fn no_auth_mode_refuses_cross_site_changes() {
     let h = Harness::no_auth().await;
     let host = ("host", "127.0.0.1:7878");
     let json = ("content-type", "application/json");
-    let refused: [&[(&str, &str)]; 5] = [
+    let refused: [&[(&str, &str)]; 7] = [
         &[host, json, ("origin", "http://evil.example")],
+        // Built-in development origins are whatever runs on that port.
+        &[host, json, ("origin", "http://localhost:3000")],
+        &[host, json, ("origin", "tauri://localhost")],
         &[host, json, ("origin", "null")],
         &[host, json, ("origin", "http://localhost:7879")],
         &[host, json, ("sec-fetch-site", "cross-site")],
@@ -160,11 +163,11 @@ async fn no_auth_mode_refuses_cross_site_changes() {
         &[host, json],
         &[host, json, ("origin", "http://127.0.0.1:7878")],
         &[host, json, ("sec-fetch-site", "same-origin")],
-        // A configured CORS origin is cross-site by design.
+        // A CORS origin the user configured is cross-site by design.
         &[
             host,
             json,
-            ("origin", "http://localhost:3000"),
+            ("origin", common::CONFIGURED_ORIGIN),
             ("sec-fetch-site", "same-site"),
         ],
     ];
@@ -280,6 +283,15 @@ async fn failed_server_functions_answer_with_their_status_and_message() {
             .unwrap()
             .starts_with("invalid request"));
     }
+    // No such function: the JSON 404, not the app's page.
+    let reply = h.send(call("/api/no_such_function", "")).await;
+    assert_eq!(reply.status, StatusCode::NOT_FOUND);
+    assert_eq!(reply.json()["error"]["status"], 404);
+    // A message quoting a huge argument is clipped, and keeps its status.
+    let huge = format!("request[mode]={}", "A".repeat(70_000));
+    let reply = h.send(call("/api/create_thread", &huge)).await;
+    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    assert!(reply.body.len() < 2048, "{} bytes", reply.body.len());
     // The function's own refusal keeps its status.
     let reply = h.send(call("/api/usage", "days=9999")).await;
     assert_eq!(reply.status, StatusCode::BAD_REQUEST);

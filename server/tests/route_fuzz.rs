@@ -85,11 +85,15 @@ fn bodies() -> Vec<String> {
 struct Seeded(u64);
 
 impl Seeded {
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+    fn index(&mut self, len: usize) -> usize {
         self.0 ^= self.0 << 13;
         self.0 ^= self.0 >> 7;
         self.0 ^= self.0 << 17;
-        &items[(self.0 % items.len() as u64) as usize]
+        (self.0 % len as u64) as usize
+    }
+
+    fn pick<T: Copy>(&mut self, items: &[T]) -> T {
+        items[self.index(items.len())]
     }
 }
 
@@ -110,24 +114,24 @@ async fn malformed_requests_never_answer_5xx() {
             let mut path = String::new();
             for (i, part) in template.split("{}").enumerate() {
                 if i > 0 {
-                    let id = *random.pick(&IDS[..]);
+                    let id = random.pick(&IDS);
                     path.push_str(if id.is_empty() { &long_id } else { id });
                 }
                 path.push_str(part);
             }
-            let query: &str = *random.pick(&QUERIES[..]);
+            let query = random.pick(&QUERIES);
             path.push_str(query);
             let body = if method == "GET" && round % 2 == 0 {
                 String::new()
             } else {
-                random.pick(&bodies).clone()
+                bodies[random.index(bodies.len())].clone()
             };
             let request = Request::builder()
                 .method(method)
                 .uri(&path)
                 .header("authorization", BEARER)
-                .header("content-type", *random.pick(&content_types))
-                .header("last-event-id", *random.pick(&["-3", "abc", "1", "%FF"]))
+                .header("content-type", random.pick(&content_types))
+                .header("last-event-id", random.pick(&["-3", "abc", "1", "%FF"]))
                 .body(Body::from(body.clone()))
                 .unwrap();
             let reply = h.send(request).await;

@@ -12,7 +12,7 @@ mod views;
 mod workbench;
 
 pub use catalog::ProviderModels;
-pub use error::{ErrorBody, ErrorEnvelope};
+pub use error::{clip_message, ErrorBody, ErrorEnvelope};
 pub use events::{EventEnvelope, EVENT_SCHEMA_VERSION};
 pub use interaction::{
     Answer, AnswerUserInput, DynamicToolCall, DynamicToolResult, DynamicToolSpec, Question,

@@ -2,7 +2,7 @@
 //! browser-origin rules for cookie authentication live here and only here.
 
 use super::web_session::WEB_SESSION_COOKIE;
-use crate::{error::ApiError, state::AppState};
+use crate::{cors, error::ApiError, state::AppState};
 use app::viewer::Viewer;
 use axum::http::{header, HeaderMap, Method};
 
@@ -54,7 +54,8 @@ pub fn identify(
 /// server's own or an allowed CORS origin, and a change without one must
 /// not be marked cross-site by the browser. (Browsers send `Origin` on every
 /// cross-origin and every non-GET request, including the form posts that
-/// need no preflight.) Allowed CORS origins may be cross-site by design.
+/// need no preflight.) Origins the user listed for CORS may be cross-site
+/// by design; the built-in development origins may not.
 pub fn check_open_access(
     state: &AppState,
     method: &Method,
@@ -64,10 +65,13 @@ pub fn check_open_access(
         Some(origin) => {
             let origin = origin.as_bytes();
             let own = own_origin(state, headers).is_some_and(|own| own.as_bytes() == origin);
+            // Only origins the user listed: the built-in dev origins
+            // (`localhost:3000`…) are whatever happens to run there.
             let listed = state
                 .runtime
                 .cors_origins
                 .iter()
+                .filter(|allowed| !cors::BUILT_IN.contains(&allowed.as_str()))
                 .any(|allowed| allowed.as_bytes() == origin);
             if own || listed {
                 Ok(())

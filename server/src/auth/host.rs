@@ -37,7 +37,13 @@ impl HostPolicy {
         let bind = normalize(bind_host);
         let any_local_address = bind.parse::<IpAddr>().is_ok_and(|ip| ip.is_unspecified());
         let mut names: Vec<String> = LOOPBACK_NAMES.iter().map(|n| n.to_string()).collect();
-        for name in std::iter::once(bind).chain(configured.iter().map(|n| normalize(n))) {
+        // 0.0.0.0 itself is no address of this machine (and a known way for
+        // pages to reach local servers): only its interfaces' addresses count.
+        let bind = (!any_local_address).then_some(bind);
+        for name in bind
+            .into_iter()
+            .chain(configured.iter().map(|n| normalize(n)))
+        {
             if !name.is_empty() && !names.contains(&name) {
                 names.push(name);
             }
@@ -69,6 +75,17 @@ impl HostPolicy {
         Ok(names)
     }
 
+    /// True if every configured name is a loopback name or address: what a
+    /// server without a token may answer to.
+    pub fn only_loopback(names: &[String]) -> bool {
+        names.iter().all(|name| {
+            name == "localhost"
+                || name
+                    .parse::<IpAddr>()
+                    .is_ok_and(|ip| ip.to_canonical().is_loopback())
+        })
+    }
+
     /// Whether a request carrying this `Host` value may proceed.
     pub fn allows(&self, host_header: &str) -> Result<bool, &'static str> {
         let host = host_of(host_header)?;
@@ -82,36 +99,44 @@ impl HostPolicy {
     }
 }
 
-/// Refuses requests whose `Host` (or HTTP/2 `:authority`) names another
-/// site, before authentication and CORS. A request without either comes
-/// from no browser and is let through.
+/// Refuses requests whose `Host` or request-target authority (absolute
+/// form, or HTTP/2's `:authority`) names another site, before
+/// authentication and CORS. Both are checked when both are present, so a
+/// proxy routing by either cannot disagree with this check. A request with
+/// neither comes from no browser and is let through.
 pub async fn check_host(State(state): State<AppState>, request: Request, next: Next) -> Response {
-    let presented = match request.headers().get(header::HOST) {
-        Some(value) => match value.to_str() {
-            Ok(text) => Some(text.to_string()),
+    let mut presented = Vec::new();
+    for value in request.headers().get_all(header::HOST) {
+        match value.to_str() {
+            Ok(text) => presented.push(text.to_string()),
             Err(_) => return bad_host("the Host header is not valid text"),
-        },
-        None => request.uri().authority().map(|a| a.as_str().to_string()),
-    };
-    if let Some(host) = presented {
-        match state.hosts.allows(&host) {
+        }
+    }
+    if presented.len() > 1 {
+        return bad_host("a request must carry one Host header");
+    }
+    presented.extend(request.uri().authority().map(|a| a.as_str().to_string()));
+    for host in &presented {
+        match state.hosts.allows(host) {
             Ok(true) => {}
-            Ok(false) => {
-                tracing::warn!(host = %host.chars().take(100).collect::<String>(), "refused a request for a foreign Host");
-                return ApiError::Rejected {
-                    status: StatusCode::MISDIRECTED_REQUEST,
-                    message: format!(
-                        "request refused: this server does not answer to the host {:?}; \
-                         if you reach codewhale through that name, start it with --allowed-host",
-                        host.chars().take(100).collect::<String>()
-                    ),
-                }
-                .into_response();
-            }
+            Ok(false) => return misdirected(host),
             Err(why) => return bad_host(why),
         }
     }
     next.run(request).await
+}
+
+fn misdirected(host: &str) -> Response {
+    let shown: String = host.chars().take(100).collect();
+    tracing::warn!(host = %shown, "refused a request for a foreign Host");
+    ApiError::Rejected {
+        status: StatusCode::MISDIRECTED_REQUEST,
+        message: format!(
+            "request refused: this server does not answer to the host {shown:?}; \
+             if you reach codewhale through that name, start it with --allowed-host"
+        ),
+    }
+    .into_response()
 }
 
 fn bad_host(why: &'static str) -> Response {
@@ -207,6 +232,8 @@ mod tests {
     fn wildcard_bind_answers_to_this_machines_addresses() {
         let policy = HostPolicy::new("0.0.0.0", &[]);
         assert_eq!(policy.allows("127.0.0.1:7878"), Ok(true));
+        assert_eq!(policy.allows("0.0.0.0:7878"), Ok(false));
+        assert_eq!(HostPolicy::new("::", &[]).allows("[::]:7878"), Ok(false));
         assert_eq!(policy.allows("attacker.example"), Ok(false));
         // TEST-NET-3, never assigned to a real interface.
         assert_eq!(policy.allows("203.0.113.7:7878"), Ok(false));

@@ -23,6 +23,8 @@ use tower::ServiceExt;
 
 pub const PORT: u16 = 7878;
 pub const ORIGIN: &str = "http://127.0.0.1:7878";
+/// The CORS origin `Harness::no_auth` was started with.
+pub const CONFIGURED_ORIGIN: &str = "http://localhost:5173";
 pub const TOKEN: &str = "cwrt_test_token_0123456789abcdef";
 /// Short, so approval-timeout tests run quickly.
 pub const WAIT_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1500);
@@ -42,14 +44,16 @@ impl Harness {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
         let clock = codewhale::clock::Clock::default();
         let (web, capability) = WebAuth::new(PORT, clock.clone());
-        Self::build(
+        let mut h = Self::build(
             Some(token),
             Some(web),
             capability,
-            clock,
+            codewhale::cors::origins(&[], &[]).unwrap(),
             Arc::new(NoProvider),
         )
-        .await
+        .await;
+        h.clock = clock;
+        h
     }
 
     /// `codewhale app-server --http` (no web session), without providers.
@@ -57,29 +61,25 @@ impl Harness {
         Self::with_engine(Arc::new(NoProvider)).await
     }
 
-    /// `codewhale app-server --http --insecure-no-auth`, without providers.
+    /// `codewhale app-server --http --insecure-no-auth --cors-origin
+    /// http://localhost:5173`, without providers.
     pub async fn no_auth() -> Self {
-        Self::build(
-            None,
-            None,
-            String::new(),
-            Default::default(),
-            Arc::new(NoProvider),
-        )
-        .await
+        let cors = codewhale::cors::origins(&[CONFIGURED_ORIGIN.into()], &[]).unwrap();
+        Self::build(None, None, String::new(), cors, Arc::new(NoProvider)).await
     }
 
     /// `codewhale app-server --http` whose turns run `engine`.
     pub async fn with_engine(engine: Arc<dyn Engine>) -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
-        Self::build(Some(token), None, String::new(), Default::default(), engine).await
+        let cors = codewhale::cors::origins(&[], &[]).unwrap();
+        Self::build(Some(token), None, String::new(), cors, engine).await
     }
 
     async fn build(
         token: Option<RuntimeToken>,
         web: Option<WebAuth>,
         capability: String,
-        clock: codewhale::clock::Clock,
+        cors_origins: Vec<String>,
         engine: Arc<dyn Engine>,
     ) -> Self {
         let home = tempfile::tempdir().expect("temp dir");
@@ -88,7 +88,7 @@ impl Harness {
             bind_host: "127.0.0.1".into(),
             port: PORT,
             token,
-            cors_origins: codewhale::cors::origins(&[], &[]).unwrap(),
+            cors_origins,
             allowed_hosts: vec![],
             default_workspace: std::env::current_dir().unwrap(),
             wait_timeout: WAIT_TIMEOUT,
@@ -98,7 +98,7 @@ impl Harness {
         std::mem::forget(stop); // streams live as long as the test
         Self {
             app: router::app(state.clone()),
-            clock,
+            clock: Default::default(),
             capability,
             state,
             home,
