@@ -27,10 +27,11 @@ fn require_erased_components() {
 }
 
 /// Inputs of the browser bundle, relative to the workspace root.
-const SITE_INPUTS: [&str; 9] = [
+const SITE_INPUTS: [&str; 10] = [
     "Cargo.lock",
     "Cargo.toml",
     ".cargo",
+    "protocol",
     "app",
     "frontend",
     "style",

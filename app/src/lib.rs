@@ -1,6 +1,7 @@
 //! codewhale's Leptos application: the page shell, routes, components and
-//! server functions, plus the protocol types that the browser, the server and
-//! the `/v1` API share. Built with `ssr` for the server and `hydrate` for wasm.
+//! server functions. The wire types live in the `protocol` crate (re-exported
+//! here as `app::protocol`). Built with `ssr` for the server and `hydrate`
+//! for wasm.
 // Leptos view types nest deeply; the default limit is too small for the workbench.
 #![recursion_limit = "512"]
 
@@ -10,7 +11,7 @@ pub mod error;
 mod live;
 pub mod markdown;
 pub(crate) mod pages;
-pub mod protocol;
+pub use protocol;
 #[cfg(feature = "ssr")]
 pub mod security;
 #[cfg(feature = "ssr")]

@@ -5,7 +5,6 @@
 
 #![allow(clippy::print_stdout)] // the report is its output
 
-use app::protocol::{ItemKind, ThreadRecord, Usage};
 use codewhale::{
     auth::RuntimeToken,
     error::ApiError,
@@ -19,6 +18,7 @@ use codewhale::{
     store::{self, NewEvent, Store, ThreadRow},
 };
 use futures::{future::BoxFuture, StreamExt};
+use protocol::{ItemKind, ThreadRecord, Usage};
 use serde_json::json;
 use std::{
     net::SocketAddr,
@@ -159,7 +159,7 @@ async fn appends_with_coalescing() {
     manager
         .start(
             &thread.id,
-            app::protocol::StartTurn {
+            protocol::StartTurn {
                 prompt: "flood".into(),
                 ..Default::default()
             },

@@ -2,13 +2,13 @@
 //! panic), `RunError` for a command that cannot start or keep running.
 
 use crate::store::StoreError;
-use app::protocol::ErrorEnvelope;
 use axum::{
     extract::rejection::{JsonRejection, PathRejection, QueryRejection},
     http::{header, StatusCode},
     response::{IntoResponse, Response},
     Json,
 };
+use protocol::ErrorEnvelope;
 use std::process::ExitCode;
 
 #[derive(Debug, thiserror::Error)]

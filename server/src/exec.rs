@@ -17,7 +17,7 @@ use crate::{
     },
     store::Store,
 };
-use app::protocol::{CreateThread, StartTurn};
+use protocol::{CreateThread, StartTurn};
 use serde_json::Value;
 use std::{io::Write, process::ExitCode, sync::Arc, time::Duration};
 

@@ -5,8 +5,8 @@
 //! Unknown models cost 0.0 (their tokens still count).
 
 use crate::config::{Config, Price, Prices};
-use app::protocol::Usage;
 use chrono::{DateTime, Utc};
+use protocol::Usage;
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug)]

@@ -5,9 +5,9 @@ use crate::{
     runtime::{engine::Engine, git::GitCache, turns::TurnManager},
     store::Store,
 };
-use app::protocol::Workbench;
 use axum::extract::FromRef;
 use leptos::config::LeptosOptions;
+use protocol::Workbench;
 use std::{net::SocketAddr, path::PathBuf, sync::Arc};
 use tokio::sync::watch;
 

@@ -6,12 +6,10 @@ use crate::{
     runtime::{approvals::DecideApproval, threads, usage},
     state::AppState,
 };
-use app::{
-    protocol::{
-        AnswerUserInput, CreateThread, PatchThread, ProviderModels, StartTurn, SteerTurn,
-        ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord, TurnStarted, UsageReport,
-    },
-    service::{Reply, RuntimeService, ServiceError, ThreadFilter},
+use app::service::{Reply, RuntimeService, ServiceError, ThreadFilter};
+use protocol::{
+    AnswerUserInput, CreateThread, PatchThread, ProviderModels, StartTurn, SteerTurn, ThreadDetail,
+    ThreadRecord, ThreadSummary, TurnRecord, TurnStarted, UsageReport,
 };
 
 pub struct WebService(pub AppState);

@@ -457,7 +457,7 @@ async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Va
     let home = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(home.path()).await.unwrap());
     let manager = Arc::new(TurnManager::new(store.clone(), engine()));
-    let create = app::protocol::CreateThread {
+    let create = protocol::CreateThread {
         dynamic_tools: Some(serde_json::from_value(ide_tool()).unwrap()),
         ..Default::default()
     };
@@ -478,7 +478,7 @@ async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Va
         ],
         delay_ms: 0,
     });
-    let prompt = app::protocol::StartTurn {
+    let prompt = protocol::StartTurn {
         prompt: "go".into(),
         ..Default::default()
     };
@@ -541,7 +541,7 @@ async fn at_most_128_client_calls_wait_per_thread() {
         store.clone(),
         std::time::Duration::from_secs(30),
     ));
-    let spec: app::protocol::DynamicToolSpec =
+    let spec: protocol::DynamicToolSpec =
         serde_json::from_value(json!({"name": "t", "input_schema": {"type": "object"}})).unwrap();
     let mut waiting = Vec::new();
     for _ in 0..128 {

@@ -430,7 +430,7 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
     let started = manager
         .start(
             &thread.id,
-            app::protocol::StartTurn {
+            protocol::StartTurn {
                 prompt: "hang".into(),
                 ..Default::default()
             },
@@ -453,7 +453,7 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
         .unwrap();
     let turn = &detail.turns[0];
     assert_eq!(turn.id, started.turn.id);
-    assert_eq!(turn.status, app::protocol::TurnStatus::Interrupted);
+    assert_eq!(turn.status, protocol::TurnStatus::Interrupted);
     assert_eq!(
         turn.error.as_deref(),
         Some("Interrupted by process restart")

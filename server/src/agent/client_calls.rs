@@ -9,7 +9,7 @@ use crate::runtime::{
     engine::ClientGate,
     user_input::{self, Reply},
 };
-use app::protocol::{DynamicToolSpec, UserInputRequest};
+use protocol::{DynamicToolSpec, UserInputRequest};
 use serde_json::{json, Value};
 
 pub const REQUEST_USER_INPUT: &str = "request_user_input";

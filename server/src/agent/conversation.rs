@@ -1,7 +1,7 @@
 //! The chat a model sees: the thread's system prompt, then its user and
 //! agent messages in order, starting after the latest compaction summary.
 
-use app::protocol::{ItemKind, ThreadRecord, TurnItemRecord};
+use protocol::{ItemKind, ThreadRecord, TurnItemRecord};
 use serde_json::{json, Value};
 
 /// The chat for a new turn: the system prompt (with the latest compaction

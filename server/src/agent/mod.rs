@@ -19,8 +19,8 @@ use crate::{
         turn_writer::{ItemEnd, ItemWriter},
     },
 };
-use app::protocol::{ItemKind, ThreadRecord, Usage};
 use futures::future::BoxFuture;
+use protocol::{ItemKind, ThreadRecord, Usage};
 use serde_json::json;
 use std::sync::Arc;
 
@@ -74,7 +74,7 @@ impl Engine for Agent {
         })
     }
 
-    fn providers(&self) -> Vec<app::protocol::ProviderModels> {
+    fn providers(&self) -> Vec<protocol::ProviderModels> {
         self.providers.catalog()
     }
 
@@ -375,7 +375,7 @@ async fn run_tool(
 async fn run_client_call(
     turn: &TurnContext,
     call: &ToolCall,
-    dynamic: Option<&app::protocol::DynamicToolSpec>,
+    dynamic: Option<&protocol::DynamicToolSpec>,
 ) -> String {
     let summary = match dynamic {
         Some(spec) => format!("{} (client)", client_calls_label(spec)),
@@ -403,7 +403,7 @@ async fn run_client_call(
     output.for_model
 }
 
-fn client_calls_label(spec: &app::protocol::DynamicToolSpec) -> String {
+fn client_calls_label(spec: &protocol::DynamicToolSpec) -> String {
     match &spec.namespace {
         Some(namespace) => format!("{namespace}.{}", spec.name),
         None => spec.name.clone(),

@@ -4,9 +4,9 @@
 //! errors classified so the turn can say what went wrong.
 
 use super::registry::ResolvedProvider;
-use app::protocol::Usage;
 use eventsource_stream::Eventsource;
 use futures::{Stream, StreamExt};
+use protocol::Usage;
 use serde::Deserialize;
 use serde_json::Value;
 use std::{pin::Pin, time::Duration};

@@ -96,10 +96,10 @@ impl Providers {
     }
 
     /// Every provider with its models, and whether its key is set.
-    pub fn catalog(&self) -> Vec<app::protocol::ProviderModels> {
+    pub fn catalog(&self) -> Vec<protocol::ProviderModels> {
         self.providers
             .iter()
-            .map(|(id, p)| app::protocol::ProviderModels {
+            .map(|(id, p)| protocol::ProviderModels {
                 id: id.clone(),
                 models: p.models.clone(),
                 default_model: p.default_model.clone(),

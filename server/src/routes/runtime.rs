@@ -1,8 +1,8 @@
 //! Public, secret-free runtime endpoints: `/health` and `/v1/runtime/info`.
 
 use crate::{error::ApiError, state::AppState};
-use app::protocol::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
 use axum::{extract::State, http::Uri, routing::get, Json, Router};
+use protocol::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
 
 pub fn router() -> Router<AppState> {
     Router::new()

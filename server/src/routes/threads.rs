@@ -9,7 +9,6 @@ use crate::{
     },
     state::AppState,
 };
-use app::protocol::{CreateThread, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
 use axum::{
     extract::State,
     http::{HeaderMap, StatusCode},
@@ -18,6 +17,7 @@ use axum::{
     Router,
 };
 use futures::Stream;
+use protocol::{CreateThread, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
 use serde::Deserialize;
 use std::{convert::Infallible, time::Duration};
 use tokio_stream::{wrappers::ReceiverStream, StreamExt};

@@ -7,8 +7,8 @@ use crate::{
     extract::{Json, Path},
     state::AppState,
 };
-use app::protocol::DynamicToolResult;
 use axum::{extract::State, http::StatusCode, routing::post, Router};
+use protocol::DynamicToolResult;
 use serde_json::Value;
 
 pub fn router() -> Router<AppState> {

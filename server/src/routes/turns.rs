@@ -6,8 +6,8 @@ use crate::{
     extract::{Json, Path},
     state::AppState,
 };
-use app::protocol::{CompactThread, StartTurn, SteerTurn, TurnRecord, TurnStarted};
 use axum::{body::Bytes, extract::State, http::StatusCode, routing::post, Router};
+use protocol::{CompactThread, StartTurn, SteerTurn, TurnRecord, TurnStarted};
 
 pub fn router() -> Router<AppState> {
     Router::new()

@@ -6,8 +6,8 @@ use crate::{
     runtime::usage::{self, UsageQuery},
     state::AppState,
 };
-use app::protocol::UsageReport;
 use axum::{extract::State, routing::get, Json, Router};
+use protocol::UsageReport;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/v1/usage", get(report))

@@ -6,8 +6,8 @@ use crate::{
     extract::{Json, Path},
     state::AppState,
 };
-use app::protocol::AnswerUserInput;
 use axum::{extract::State, routing::post, Router};
+use protocol::AnswerUserInput;
 use serde_json::Value;
 
 pub fn router() -> Router<AppState> {

@@ -164,7 +164,7 @@ impl Approvals {
                     thread.auto_approve = true;
                     thread.updated_at = crate::clock::now();
                     store::threads::update(tx.conn(), &thread).await?;
-                    let record = app::protocol::ThreadRecord::from(thread);
+                    let record = protocol::ThreadRecord::from(thread);
                     tx.append(NewEvent::thread(
                         thread_id,
                         "thread.updated",

@@ -13,7 +13,7 @@ use crate::{
     error::ApiError,
     store::{Store, StoreError},
 };
-use app::protocol::{DynamicToolCall, DynamicToolResult, DynamicToolSpec};
+use protocol::{DynamicToolCall, DynamicToolResult, DynamicToolSpec};
 use serde_json::{json, Value};
 use std::{collections::HashSet, sync::Arc, time::Duration};
 

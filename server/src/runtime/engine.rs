@@ -10,8 +10,8 @@ use super::{
     user_input::{self, UserInputs},
 };
 use crate::error::ApiError;
-use app::protocol::{DynamicToolSpec, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
 use futures::future::BoxFuture;
+use protocol::{DynamicToolSpec, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
@@ -141,7 +141,7 @@ pub trait Engine: Send + Sync + 'static {
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome>;
 
     /// The providers and models a client may pick from.
-    fn providers(&self) -> Vec<app::protocol::ProviderModels> {
+    fn providers(&self) -> Vec<protocol::ProviderModels> {
         Vec::new()
     }
 }

@@ -7,7 +7,7 @@ use crate::{
     error::ApiError,
     store::{self, Store, StoredEvent},
 };
-use app::protocol::EVENT_SCHEMA_VERSION;
+use protocol::EVENT_SCHEMA_VERSION;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use std::sync::Arc;

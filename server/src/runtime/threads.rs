@@ -6,8 +6,8 @@ use crate::{
     error::ApiError,
     store::{self, NewEvent, Store, ThreadFilter, ThreadRow},
 };
-use app::protocol::{CreateThread, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
 use futures::future::join_all;
+use protocol::{CreateThread, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
 use serde::Deserialize;
 use serde_json::json;
 use std::{collections::HashMap, path::Path};
@@ -313,7 +313,7 @@ fn workspace(path: &str) -> Result<String, ApiError> {
     Ok(canonical.display().to_string())
 }
 
-fn dynamic_tools(tools: Vec<app::protocol::DynamicToolSpec>) -> Result<String, ApiError> {
+fn dynamic_tools(tools: Vec<protocol::DynamicToolSpec>) -> Result<String, ApiError> {
     super::client_tools::validate(&tools)?;
     serde_json::to_string(&tools).map_err(|e| ApiError::bad_request(e.to_string()))
 }

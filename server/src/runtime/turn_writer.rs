@@ -7,7 +7,7 @@ use crate::{
     clock,
     store::{self, NewEvent, Store, StoreError},
 };
-use app::protocol::{ItemKind, TurnItemRecord};
+use protocol::{ItemKind, TurnItemRecord};
 use serde_json::json;
 use std::{collections::HashMap, sync::Arc, time::Duration};
 use tokio::{sync::mpsc, task::JoinHandle, time::Instant};

@@ -13,11 +13,11 @@ use crate::{
     error::ApiError,
     store::{self, NewEvent, Store, StoreError, ThreadRow, WriteTx},
 };
-use app::protocol::{
+use futures::FutureExt;
+use protocol::{
     CompactThread, ItemKind, StartTurn, SteerTurn, ThreadRecord, TurnItemRecord, TurnRecord,
     TurnStarted, TurnStatus, Usage,
 };
-use futures::FutureExt;
 use serde_json::json;
 use std::{
     collections::HashMap,
@@ -73,7 +73,7 @@ impl TurnManager {
     }
 
     /// The providers and models turns can use.
-    pub fn providers(&self) -> Vec<app::protocol::ProviderModels> {
+    pub fn providers(&self) -> Vec<protocol::ProviderModels> {
         self.engine.providers()
     }
 
@@ -90,7 +90,7 @@ impl TurnManager {
     }
 
     /// The thread snapshot with what is pending in memory.
-    pub async fn detail(&self, thread_id: &str) -> Result<app::protocol::ThreadDetail, ApiError> {
+    pub async fn detail(&self, thread_id: &str) -> Result<protocol::ThreadDetail, ApiError> {
         let mut detail = threads::detail(&self.store, thread_id).await?;
         let id = &detail.thread.id;
         detail.pending_approvals = self.approvals.pending_for(id).await;

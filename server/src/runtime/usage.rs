@@ -6,7 +6,7 @@ use crate::{
     pricing::Pricing,
     store::{Store, StoreError},
 };
-use app::protocol::{Usage, UsageBucket, UsageReport, UsageTotals};
+use protocol::{Usage, UsageBucket, UsageReport, UsageTotals};
 use serde::Deserialize;
 use std::collections::BTreeMap;
 

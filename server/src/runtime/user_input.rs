@@ -12,7 +12,7 @@ use crate::{
     error::ApiError,
     store::{Store, StoreError},
 };
-use app::protocol::{Answer, AnswerUserInput, UserInputRequest};
+use protocol::{Answer, AnswerUserInput, UserInputRequest};
 use serde_json::{json, Value};
 use std::{collections::HashSet, sync::Arc, time::Duration};
 

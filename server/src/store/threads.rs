@@ -1,7 +1,7 @@
 //! Thread rows.
 
 use super::StoreError;
-use app::protocol::ThreadRecord;
+use protocol::ThreadRecord;
 use sqlx::{SqliteConnection, SqlitePool};
 
 #[derive(Clone, Debug, sqlx::FromRow)]

@@ -1,7 +1,7 @@
 //! Turn and item rows.
 
 use super::StoreError;
-use app::protocol::{ItemKind, TurnItemRecord, TurnRecord, TurnStatus, Usage};
+use protocol::{ItemKind, TurnItemRecord, TurnRecord, TurnStatus, Usage};
 use sqlx::SqliteConnection;
 
 #[derive(Debug, sqlx::FromRow)]

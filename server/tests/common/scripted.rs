@@ -2,7 +2,6 @@
 //! TurnContext, so tests exercise the runtime's records and events exactly
 //! as a model-backed engine would.
 
-use app::protocol::{ItemKind, ThreadRecord, Usage};
 use codewhale::{
     error::ApiError,
     runtime::{
@@ -11,6 +10,7 @@ use codewhale::{
     },
 };
 use futures::future::BoxFuture;
+use protocol::{ItemKind, ThreadRecord, Usage};
 
 #[derive(Clone, Debug)]
 pub enum Step {

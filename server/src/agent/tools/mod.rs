@@ -16,8 +16,8 @@ mod symlink_tests;
 mod write;
 
 use crate::runtime::approvals::ApprovalRequest;
-use app::protocol::ItemKind;
 pub use paths::Workspace;
+use protocol::ItemKind;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
