@@ -1,6 +1,7 @@
 //! The one error type of the service layer as the app sees it, shared by
 //! the server (server functions, SSR) and the browser (which decodes it).
 
+use crate::protocol::ErrorKind;
 use leptos::server_fn::{
     codec::JsonEncoding,
     error::{FromServerFnError, ServerFnErrorErr},
@@ -26,6 +27,12 @@ impl ServiceError {
 
     pub fn unauthorized() -> Self {
         Self::new(401, "sign in first")
+    }
+
+    /// What went wrong, for code that handles some failures itself (a 409
+    /// means "the turn moved on", 401 "sign in again").
+    pub fn kind(&self) -> ErrorKind {
+        ErrorKind::from_status(self.status)
     }
 }
 

@@ -10,14 +10,13 @@ mod components;
 pub mod error;
 mod live;
 pub mod markdown;
+mod page_data;
 pub(crate) mod pages;
 pub use protocol;
 #[cfg(feature = "ssr")]
 pub mod security;
 #[cfg(feature = "ssr")]
 pub mod service;
-#[cfg(feature = "ssr")]
-pub mod viewer;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Stylesheet, Title};

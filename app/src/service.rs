@@ -1,10 +1,12 @@
-//! The runtime's service layer as the Leptos app sees it. The server
-//! implements this over the same functions its `/v1` handlers call and
-//! provides it as context, so server functions hold no rules of their own.
+//! The runtime as the Leptos app sees it. The server implements this over
+//! its `Runtime` (`server/src/http/web_service.rs`) and provides it as
+//! context only to a signed-in viewer's requests, so server functions hold
+//! no rules of their own: not even who may call them.
 
 use crate::protocol::{
-    AnswerUserInput, CreateThread, PatchThread, ProviderModels, StartTurn, SteerTurn, ThreadDetail,
-    ThreadRecord, ThreadSummary, TurnRecord, TurnStarted, UsageReport,
+    AnswerUserInput, ApprovalDecided, CreateThread, DecideApproval, ListThreads, PatchThread,
+    ProviderModels, StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord,
+    TurnStarted, UsageOverview, UserInputAnswered, Workbench,
 };
 use std::{future::Future, pin::Pin, sync::Arc};
 
@@ -12,15 +14,8 @@ pub use crate::error::ServiceError;
 
 pub type Reply<'a, T> = Pin<Box<dyn Future<Output = Result<T, ServiceError>> + Send + 'a>>;
 
-/// Which threads a list shows.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct ThreadFilter {
-    pub archived: bool,
-    pub search: Option<String>,
-}
-
 pub trait RuntimeService: Send + Sync {
-    fn threads(&self, filter: ThreadFilter) -> Reply<'_, Vec<ThreadSummary>>;
+    fn threads(&self, query: ListThreads) -> Reply<'_, Vec<ThreadSummary>>;
     fn thread(&self, id: String) -> Reply<'_, ThreadDetail>;
     fn create_thread(&self, request: CreateThread) -> Reply<'_, ThreadRecord>;
     fn patch_thread(&self, id: String, patch: PatchThread) -> Reply<'_, ThreadRecord>;
@@ -28,24 +23,21 @@ pub trait RuntimeService: Send + Sync {
     fn start_turn(&self, id: String, request: StartTurn) -> Reply<'_, TurnStarted>;
     fn steer_turn(&self, id: String, turn: String, request: SteerTurn) -> Reply<'_, TurnRecord>;
     fn interrupt_turn(&self, id: String, turn: String) -> Reply<'_, TurnRecord>;
-    fn decide_approval(&self, id: String, allow: bool, remember: bool) -> Reply<'_, ()>;
+    fn decide_approval(&self, id: String, decision: DecideApproval) -> Reply<'_, ApprovalDecided>;
     fn answer_user_input(
         &self,
         thread: String,
         input: String,
         answers: AnswerUserInput,
-    ) -> Reply<'_, ()>;
-    fn usage(
-        &self,
-        since: Option<String>,
-        until: Option<String>,
-        group_by: String,
-    ) -> Reply<'_, UsageReport>;
+    ) -> Reply<'_, UserInputAnswered>;
+    fn usage_overview(&self, days: u32) -> Reply<'_, UsageOverview>;
     fn providers(&self) -> Vec<ProviderModels>;
+    /// Facts the workbench shows about this server.
+    fn workbench(&self) -> Workbench;
 }
 
-/// The service, from the context the server provides.
+/// The service, if the viewer is signed in: the server provides it to
+/// signed-in requests only, so its absence means "sign in first" (401).
 pub fn service() -> Result<Arc<dyn RuntimeService>, ServiceError> {
-    leptos::prelude::use_context::<Arc<dyn RuntimeService>>()
-        .ok_or_else(|| ServiceError::new(500, "the runtime service is not configured"))
+    leptos::prelude::use_context::<Arc<dyn RuntimeService>>().ok_or_else(ServiceError::unauthorized)
 }

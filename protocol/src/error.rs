@@ -23,6 +23,62 @@ impl ErrorEnvelope {
     }
 }
 
+/// What kind of failure an error is: what code matches on. Each kind has
+/// one HTTP status (the `/v1` answer and the server-function error agree).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorKind {
+    /// The request is malformed or asks for something impossible (400).
+    Invalid,
+    /// No credentials, or not valid ones (401).
+    Unauthorized,
+    /// Valid credentials, refused anyway (403).
+    Forbidden,
+    NotFound,
+    MethodNotAllowed,
+    /// Fine request, wrong moment: the thread or turn is in another state (409).
+    Conflict,
+    TooLarge,
+    /// The server failed (500); the message says nothing more.
+    Internal,
+    /// The browser could not reach the server (no HTTP status at all).
+    Unreachable,
+    /// Any other status (a proxy's 502, say).
+    Other,
+}
+
+impl ErrorKind {
+    /// The HTTP status (0 for `Unreachable`; 500 for `Other`).
+    pub fn status(self) -> u16 {
+        match self {
+            Self::Invalid => 400,
+            Self::Unauthorized => 401,
+            Self::Forbidden => 403,
+            Self::NotFound => 404,
+            Self::MethodNotAllowed => 405,
+            Self::Conflict => 409,
+            Self::TooLarge => 413,
+            Self::Internal | Self::Other => 500,
+            Self::Unreachable => 0,
+        }
+    }
+
+    pub fn from_status(status: u16) -> Self {
+        match status {
+            0 => Self::Unreachable,
+            400 => Self::Invalid,
+            401 => Self::Unauthorized,
+            403 => Self::Forbidden,
+            404 => Self::NotFound,
+            405 => Self::MethodNotAllowed,
+            409 => Self::Conflict,
+            413 => Self::TooLarge,
+            500 => Self::Internal,
+            _ => Self::Other,
+        }
+    }
+}
+
 /// Longest error message sent, in bytes. Messages quote what was asked
 /// ("workspace \"…\" does not exist"); a hostile request must not get its
 /// megabytes echoed back (or into the logs that record errors).
@@ -52,6 +108,14 @@ mod tests {
         assert!(clipped.len() <= MAX_MESSAGE_BYTES + '…'.len_utf8());
         assert!(clipped.ends_with('…'));
         assert_eq!(ErrorEnvelope::new(400, "short").error.message, "short");
+    }
+
+    #[test]
+    fn kinds_and_statuses_agree() {
+        for status in [0, 400, 401, 403, 404, 405, 409, 413, 500] {
+            assert_eq!(ErrorKind::from_status(status).status(), status);
+        }
+        assert_eq!(ErrorKind::from_status(502), ErrorKind::Other);
     }
 
     #[test]

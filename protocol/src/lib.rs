@@ -3,24 +3,34 @@
 mod catalog;
 mod error;
 mod events;
+mod info;
 mod interaction;
 mod records;
 mod requests;
-mod runtime;
+mod settlements;
 mod usage;
 mod views;
 mod workbench;
 
 pub use catalog::ProviderModels;
-pub use error::{clip_message, ErrorBody, ErrorEnvelope};
-pub use events::{EventEnvelope, EVENT_SCHEMA_VERSION};
+pub use error::{clip_message, ErrorBody, ErrorEnvelope, ErrorKind};
+pub use events::{EventEnvelope, EventName, EVENT_SCHEMA_VERSION};
+pub use info::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
 pub use interaction::{
     Answer, AnswerUserInput, DynamicToolCall, DynamicToolResult, DynamicToolSpec, Question,
     QuestionOption, ToolContent, UserInputRequest,
 };
-pub use records::{ItemKind, ThreadRecord, TurnItemRecord, TurnRecord, TurnStatus, Usage};
-pub use requests::{CompactThread, CreateThread, PatchThread, StartTurn, SteerTurn};
-pub use runtime::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
-pub use usage::{UsageBucket, UsageReport, UsageTotals};
+pub use records::{
+    ItemKind, ItemStatus, Mode, ThreadRecord, TurnItemRecord, TurnRecord, TurnStatus, Usage,
+};
+pub use requests::{
+    CompactThread, CreateThread, ListThreads, PatchThread, StartTurn, SteerTurn, UsageQuery,
+};
+pub use settlements::{
+    ApprovalDecided, ApprovalDecision, DecideApproval, ToolResultAccepted, UserInputAnswered,
+};
+pub use usage::{
+    ThreadUsage, UsageBucket, UsageOverview, UsageReport, UsageTotals, MAX_USAGE_DAYS,
+};
 pub use views::{ThreadDetail, ThreadSummary, TurnStarted};
 pub use workbench::{Ping, Workbench};

@@ -25,6 +25,74 @@ pub struct ThreadRecord {
     pub dynamic_tools: Vec<super::DynamicToolSpec>,
 }
 
+/// How much a thread's agent may do on its own.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Reads freely; asks before writes and commands (unless auto-approve).
+    #[default]
+    Agent,
+    /// Reads and plans; no writes or commands at all.
+    Plan,
+    /// Everything is approved automatically.
+    Yolo,
+}
+
+impl Mode {
+    pub const ALL: [Mode; 3] = [Mode::Agent, Mode::Plan, Mode::Yolo];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Mode::Agent => "agent",
+            Mode::Plan => "plan",
+            Mode::Yolo => "yolo",
+        }
+    }
+
+    /// A mode by its wire name; the error says which names exist.
+    pub fn parse(value: &str) -> Result<Mode, String> {
+        Mode::ALL
+            .into_iter()
+            .find(|mode| mode.as_str() == value)
+            .ok_or_else(|| {
+                let names: Vec<&str> = Mode::ALL.iter().map(|m| m.as_str()).collect();
+                format!("mode must be one of {} (got {value:?})", names.join(", "))
+            })
+    }
+}
+
+/// Where an item is: running, or how it ended (exactly once).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemStatus {
+    InProgress,
+    Completed,
+    Failed,
+    Interrupted,
+}
+
+impl ItemStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemStatus::InProgress => "in_progress",
+            ItemStatus::Completed => "completed",
+            ItemStatus::Failed => "failed",
+            ItemStatus::Interrupted => "interrupted",
+        }
+    }
+
+    pub fn parse(value: &str) -> Option<ItemStatus> {
+        [
+            Self::InProgress,
+            Self::Completed,
+            Self::Failed,
+            Self::Interrupted,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == value)
+    }
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TurnStatus {

@@ -68,3 +68,27 @@ pub struct SteerTurn {
 pub struct CompactThread {
     pub reason: Option<String>,
 }
+
+/// Query of `GET /v1/threads` and `/v1/threads/summary`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ListThreads {
+    /// 1–500; 50 when absent.
+    pub limit: Option<i64>,
+    /// Matched against titles and prompts; blank means no search.
+    pub search: Option<String>,
+    #[serde(default)]
+    pub include_archived: bool,
+    #[serde(default)]
+    pub archived_only: bool,
+}
+
+/// Query of `GET /v1/usage`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UsageQuery {
+    pub since: Option<String>,
+    pub until: Option<String>,
+    /// day (default), model, provider or thread.
+    pub group_by: Option<String>,
+}

@@ -27,3 +27,39 @@ pub struct UsageBucket {
     #[serde(flatten)]
     pub totals: UsageTotals,
 }
+
+/// The longest range, in days, a usage overview covers.
+pub const MAX_USAGE_DAYS: u32 = 366;
+
+/// The workbench's usage page for one range of whole UTC days ending today.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct UsageOverview {
+    /// Length of the range in days, today included.
+    pub days: u32,
+    pub totals: UsageTotals,
+    /// One bucket per day, oldest first, keyed `YYYY-MM-DD` (UTC); days
+    /// without turns are zero so the chart has no gaps.
+    pub daily: Vec<UsageBucket>,
+    /// Most tokens first.
+    pub by_model: Vec<UsageBucket>,
+    /// Most tokens first.
+    pub by_thread: Vec<ThreadUsage>,
+}
+
+/// One thread's share of the range.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ThreadUsage {
+    pub id: String,
+    /// Title, else the preview of its first prompt; `None` if the thread is
+    /// unnamed or no longer listed.
+    pub label: Option<String>,
+    pub totals: UsageTotals,
+}
+
+impl UsageTotals {
+    /// Input plus output tokens: what the chart stacks and what the
+    /// breakdowns sort by.
+    pub fn tokens(&self) -> u64 {
+        self.input_tokens.saturating_add(self.output_tokens)
+    }
+}

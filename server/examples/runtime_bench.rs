@@ -6,15 +6,16 @@
 #![allow(clippy::print_stdout)] // the report is its output
 
 use codewhale::{
-    auth::RuntimeToken,
-    error::ApiError,
-    router,
+    http::{
+        auth::RuntimeToken,
+        router,
+        state::{AppState, EdgeOptions},
+    },
     runtime::{
         engine::{Engine, NoProvider, Outcome, Route, TurnContext, TurnSettings},
-        threads,
-        turns::TurnManager,
+        error::RuntimeError,
+        Runtime, RuntimeOptions,
     },
-    state::{AppState, RuntimeConfig},
     store::{self, NewEvent, Store, ThreadRow},
 };
 use futures::{future::BoxFuture, StreamExt};
@@ -54,25 +55,35 @@ async fn main() {
 struct Server {
     base: String,
     client: reqwest::Client,
+    runtime: Arc<Runtime>,
     store: Arc<Store>,
     _home: tempfile::TempDir,
 }
 
+/// The runtime every benchmark drives, on a fresh store in `home`.
+async fn open_runtime(home: &Path, engine: Arc<dyn Engine>) -> Arc<Runtime> {
+    let options = RuntimeOptions {
+        home: home.to_path_buf(),
+        engine,
+        pricing: Default::default(),
+        default_workspace: home.to_path_buf(),
+        wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
+    };
+    Arc::new(Runtime::open(options).await.unwrap())
+}
+
 async fn server() -> Server {
     let home = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(home.path()).await.unwrap());
-    let runtime = RuntimeConfig {
+    let runtime = open_runtime(home.path(), Arc::new(NoProvider)).await;
+    let edge = EdgeOptions {
         bind_host: "127.0.0.1".into(),
         port: 0,
         token: Some(RuntimeToken::resolve(Some(TOKEN.into())).unwrap()),
+        web: None,
         cors_origins: vec![],
         allowed_hosts: vec![],
-        default_workspace: home.path().to_path_buf(),
-        wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
-        pricing: Default::default(),
     };
-    let (state, stop) = AppState::new(runtime, None, store.clone(), Arc::new(NoProvider));
-    std::mem::forget(stop);
+    let state = AppState::new(runtime.clone(), edge);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let service = router::app(state).into_make_service_with_connect_info::<SocketAddr>();
@@ -89,15 +100,14 @@ async fn server() -> Server {
     Server {
         base: format!("http://{addr}"),
         client,
-        store,
+        store: runtime.store().clone(),
+        runtime,
         _home: home,
     }
 }
 
-async fn new_thread(store: &Store, workspace: &Path) -> ThreadRecord {
-    threads::create(store, workspace, Default::default())
-        .await
-        .unwrap()
+async fn new_thread(runtime: &Runtime) -> ThreadRecord {
+    runtime.create_thread(Default::default()).await.unwrap()
 }
 
 /// Appends `n` events to `thread`, `per_tx` per transaction.
@@ -124,7 +134,7 @@ async fn fill(store: &Store, thread: &str, n: usize, per_tx: usize) {
 struct Flood(usize);
 
 impl Engine for Flood {
-    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, ApiError> {
+    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, RuntimeError> {
         Ok(Route::default())
     }
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome> {
@@ -151,13 +161,13 @@ impl Engine for Flood {
 
 async fn appends_with_coalescing() {
     let home = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(home.path()).await.unwrap());
     let n = 200_000;
-    let manager = Arc::new(TurnManager::new(store.clone(), Arc::new(Flood(n))));
-    let thread = new_thread(&store, home.path()).await;
+    let runtime = open_runtime(home.path(), Arc::new(Flood(n))).await;
+    let store = runtime.store().clone();
+    let thread = new_thread(&runtime).await;
     let started = Instant::now();
-    manager
-        .start(
+    runtime
+        .start_turn(
             &thread.id,
             protocol::StartTurn {
                 prompt: "flood".into(),
@@ -167,7 +177,7 @@ async fn appends_with_coalescing() {
         .await
         .unwrap();
     loop {
-        let detail = threads::detail(&store, &thread.id).await.unwrap();
+        let detail = runtime.thread(&thread.id).await.unwrap();
         if !detail.turns[0].status.is_active() {
             break;
         }
@@ -189,8 +199,9 @@ async fn appends_with_coalescing() {
 
 async fn appends_one_per_commit() {
     let home = tempfile::tempdir().unwrap();
-    let store = Store::open(home.path()).await.unwrap();
-    let thread = new_thread(&store, home.path()).await;
+    let runtime = open_runtime(home.path(), Arc::new(NoProvider)).await;
+    let store = runtime.store().clone();
+    let thread = new_thread(&runtime).await;
     let n = 20_000;
     let started = Instant::now();
     fill(&store, &thread.id, n, 1).await;
@@ -228,7 +239,7 @@ async fn read_events(client: &reqwest::Client, url: &str, count: usize) -> Durat
 
 async fn full_replay() {
     let s = server().await;
-    let thread = new_thread(&s.store, s._home.path()).await;
+    let thread = new_thread(&s.runtime).await;
     let n = 100_000;
     fill(&s.store, &thread.id, n, 1000).await;
     let url = format!("{}/v1/threads/{}/events?since_seq=0", s.base, thread.id);
@@ -244,7 +255,7 @@ async fn full_replay() {
 
 async fn tail_replay(total: usize) {
     let s = server().await;
-    let thread = new_thread(&s.store, s._home.path()).await;
+    let thread = new_thread(&s.runtime).await;
     fill(&s.store, &thread.id, total, 4000).await;
     let url = format!(
         "{}/v1/threads/{}/events?replay_limit=100",
@@ -328,7 +339,7 @@ async fn summary_over_many_threads() {
 
 async fn many_subscribers() {
     let s = server().await;
-    let thread = new_thread(&s.store, s._home.path()).await;
+    let thread = new_thread(&s.runtime).await;
     let subscribers = 1000;
     let events = 50;
     let epoch = Instant::now();

@@ -100,7 +100,7 @@ pub struct HttpArgs {
     #[arg(long, default_value_t = 7878)]
     pub port: u16,
 
-    /// Concurrent turn workers (clamped to 1-8).
+    /// Threads serving requests and running turns (clamped to 1-8).
     #[arg(long, default_value_t = 2)]
     pub workers: u32,
 
@@ -119,6 +119,13 @@ pub struct HttpArgs {
     /// Requests naming any other host are refused (DNS-rebinding defence).
     #[arg(long = "allowed-host", value_name = "HOST")]
     pub allowed_hosts: Vec<String>,
+}
+
+impl HttpArgs {
+    /// `--workers`, clamped to 1–8: the async runtime's worker threads.
+    pub fn worker_threads(&self) -> usize {
+        self.workers.clamp(1, 8) as usize
+    }
 }
 
 #[derive(Debug, Args)]

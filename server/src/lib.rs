@@ -1,29 +1,27 @@
-//! codewhale's server: CLI, HTTP router, auth, the runtime store and service
-//! layer, and the embedded browser assets. The binary (`main.rs`) is a thin
-//! shell over this library so that tests can drive the real router.
+//! codewhale's server: a local coding-agent runtime in one binary. The
+//! binary (`main.rs`) is a thin shell over this library so that tests drive
+//! the real parts. `docs/ARCHITECTURE.md` is the map; in short:
+//!
+//! - `commands/`: `web`, `app-server`, `exec` — parse flags, build one
+//!   [`runtime::Runtime`], hand it to a transport.
+//! - `http/`: the HTTP edge (router, auth, CORS, headers, extractors,
+//!   assets, `/v1` routes, the Leptos server-function edge).
+//! - `runtime/`: the operations every transport calls, and their rules.
+//! - `store/`: SQLite, the only place SQL lives.
+//! - `agent/`, `provider/`: the model-backed engine and its tools.
+//! - `child/`: every process codewhale starts.
 
 pub mod agent;
-pub mod app_server;
-pub mod assets;
-pub mod auth;
 pub mod child;
 pub mod cli;
 pub mod clock;
+pub mod commands;
 pub mod config;
-pub mod cors;
 pub mod error;
-pub mod exec;
-pub mod extract;
-pub mod headers;
 pub mod home;
+pub mod http;
 pub mod pricing;
 pub mod provider;
-pub mod router;
-pub mod routes;
+pub mod random;
 pub mod runtime;
-pub mod server;
-pub mod server_fn_edge;
-pub mod state;
 pub mod store;
-pub mod web;
-pub mod web_service;

@@ -1,13 +1,33 @@
 //! The `codewhale` binary.
 
 use clap::Parser;
-use codewhale::{app_server, cli, exec, web};
+use codewhale::{
+    cli,
+    commands::{app_server, exec, web},
+};
 use std::process::ExitCode;
 
-#[tokio::main]
-async fn main() -> ExitCode {
+fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     init_tracing();
+    // `app-server --workers N` sizes the async runtime; others take tokio's
+    // default (one worker per core).
+    let mut builder = tokio::runtime::Builder::new_multi_thread();
+    match &cli.command {
+        cli::Command::AppServer(args) => builder.worker_threads(args.http.worker_threads()),
+        cli::Command::Serve(args) => builder.worker_threads(args.http.worker_threads()),
+        _ => &mut builder,
+    };
+    match builder.enable_all().build() {
+        Ok(runtime) => runtime.block_on(run(cli)),
+        Err(error) => {
+            eprintln!("codewhale: cannot start the async runtime: {error}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(cli: cli::Cli) -> ExitCode {
     let outcome = match cli.command {
         cli::Command::Web(args) => web::run(args).await,
         cli::Command::AppServer(args) => app_server::run(args.http, args.insecure_no_auth).await,

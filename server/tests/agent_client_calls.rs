@@ -440,7 +440,7 @@ async fn restart_cancels_a_pending_question() {
 }
 
 async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Value {
-    use codewhale::{runtime::turns::TurnManager, store::Store};
+    use codewhale::runtime::{Runtime, RuntimeOptions};
     use std::sync::Arc;
     let mock = mock_provider::Mock::default();
     let url = mock.serve(0).await.unwrap();
@@ -455,15 +455,19 @@ async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Va
     };
     codewhale::provider::install_tls();
     let home = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(home.path()).await.unwrap());
-    let manager = Arc::new(TurnManager::new(store.clone(), engine()));
+    let options = || RuntimeOptions {
+        home: home.path().to_path_buf(),
+        engine: engine(),
+        pricing: Default::default(),
+        default_workspace: home.path().to_path_buf(),
+        wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
+    };
+    let manager = Runtime::open(options()).await.unwrap();
     let create = protocol::CreateThread {
         dynamic_tools: Some(serde_json::from_value(ide_tool()).unwrap()),
         ..Default::default()
     };
-    let thread = codewhale::runtime::threads::create(&store, home.path(), create)
-        .await
-        .unwrap();
+    let thread = manager.create_thread(create).await.unwrap();
     mock.push(Reply::Stream {
         chunks: vec![
             Chunk::ToolCall {
@@ -482,9 +486,9 @@ async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Va
         prompt: "go".into(),
         ..Default::default()
     };
-    manager.start(&thread.id, prompt).await.unwrap();
+    manager.start_turn(&thread.id, prompt).await.unwrap();
     let pending = loop {
-        let detail = manager.detail(&thread.id).await.unwrap();
+        let detail = manager.thread(&thread.id).await.unwrap();
         let waiting = [
             detail.pending_dynamic_tool_calls,
             detail.pending_user_inputs,
@@ -497,9 +501,10 @@ async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Va
     };
     drop(manager); // the process is gone; the call was never settled
 
-    let restarted = TurnManager::new(store.clone(), engine());
-    assert_eq!(restarted.recover().await.unwrap(), 1);
-    assert_eq!(restarted.recover().await.unwrap(), 0);
+    let restarted = Runtime::open(options()).await.unwrap();
+    assert_eq!(restarted.recovered_turns(), 1);
+    assert_eq!(Runtime::open(options()).await.unwrap().recovered_turns(), 0);
+    let store = restarted.store().clone();
     let events = codewhale::store::events::after(store.pool(), &thread.id, 0, 1000)
         .await
         .unwrap();
@@ -516,7 +521,7 @@ async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Va
     assert!(at(receipt) < at("turn.completed"));
     assert_eq!(names.iter().filter(|n| **n == "turn.completed").count(), 1);
     assert!(restarted
-        .detail(&thread.id)
+        .thread(&thread.id)
         .await
         .unwrap()
         .pending_user_inputs

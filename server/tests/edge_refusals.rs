@@ -228,7 +228,7 @@ async fn the_runtime_token_cookie_only_works_from_the_servers_own_origin() {
 #[tokio::test]
 async fn server_function_bodies_over_the_limit_are_413() {
     let h = Harness::app_server().await;
-    let big = "a".repeat(codewhale::router::MAX_BODY_BYTES + 1);
+    let big = "a".repeat(codewhale::http::router::MAX_BODY_BYTES + 1);
     let declared = post("/api/create_thread")
         .header(header::AUTHORIZATION, BEARER)
         .body(Body::from(big.clone()))

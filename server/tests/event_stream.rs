@@ -21,7 +21,7 @@ async fn thread(client: &reqwest::Client, base: &str) -> String {
 async fn append(h: &Harness, thread: &str, n: usize) -> Vec<i64> {
     let mut seqs = Vec::new();
     for i in 0..n {
-        let mut tx = h.state.store.begin_write().await.unwrap();
+        let mut tx = h.state.runtime.store().begin_write().await.unwrap();
         let event = NewEvent::thread(thread, "turn.lifecycle", json!({ "n": i }));
         seqs.push(tx.append(event).await.unwrap());
         tx.commit().await.unwrap();
@@ -135,7 +135,7 @@ async fn no_gap_and_no_duplicate_while_history_and_live_overlap() {
     let url = format!("{base}/v1/threads/{id}/events?since_seq=0");
     let mut reader = EventReader::open(&client, &url, &[]).await;
     let writer = {
-        let store = h.state.store.clone();
+        let store = h.state.runtime.store().clone();
         let id = id.clone();
         tokio::spawn(async move {
             let mut seqs = Vec::new();
@@ -210,7 +210,7 @@ async fn a_lagging_subscriber_catches_up_from_the_store() {
     let big = "x".repeat(4096);
     let mut expected = Vec::new();
     for _ in 0..2000 {
-        let mut tx = h.state.store.begin_write().await.unwrap();
+        let mut tx = h.state.runtime.store().begin_write().await.unwrap();
         expected.push(
             tx.append(NewEvent::thread(&id, "item.delta", json!({ "delta": big })))
                 .await
@@ -234,7 +234,7 @@ async fn handoff_is_lossless_with_commits_injected_at_every_race_window() {
     use std::sync::{Arc, Mutex};
 
     let h = Harness::app_server().await;
-    let store = h.state.store.clone();
+    let store = h.state.runtime.store().clone();
     let thread = codewhale::runtime::threads::create(&store, h.home.path(), Default::default())
         .await
         .unwrap();

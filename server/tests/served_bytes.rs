@@ -143,7 +143,7 @@ async fn brotli_comes_precompressed_from_the_build() {
         format!("pkg/{}_bg.wasm", name()),
         format!("pkg/{}.js", name()),
     ] {
-        let twin = codewhale::assets::Site::get(&format!("{file}.br")).expect("a .br twin");
+        let twin = codewhale::http::assets::Site::get(&format!("{file}.br")).expect("a .br twin");
         let request = Request::get(format!("/{file}"))
             .header(header::ACCEPT_ENCODING, "gzip, deflate, br, zstd")
             .body(Body::empty())

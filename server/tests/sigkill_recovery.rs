@@ -11,10 +11,12 @@
 mod common;
 
 use codewhale::{
-    auth::RuntimeToken,
-    router,
-    state::{AppState, RuntimeConfig},
-    store::Store,
+    http::{
+        auth::RuntimeToken,
+        router,
+        state::{AppState, EdgeOptions},
+    },
+    runtime::{approvals::DEFAULT_TIMEOUT, Runtime, RuntimeOptions},
 };
 use common::{
     scripted::{pieces, Scripted, Step},
@@ -43,19 +45,25 @@ fn main() {
 }
 
 async fn serve_scripted(home: &Path) {
-    let store = Arc::new(Store::open(home).await.unwrap());
-    let runtime = RuntimeConfig {
+    let engine = Scripted::new(vec![Step::Say(pieces("half an answer ")), Step::Hang]);
+    let runtime = Runtime::open(RuntimeOptions {
+        home: home.to_path_buf(),
+        engine,
+        pricing: Default::default(),
+        default_workspace: home.to_path_buf(),
+        wait_timeout: DEFAULT_TIMEOUT,
+    })
+    .await
+    .unwrap();
+    let edge = EdgeOptions {
         bind_host: "127.0.0.1".into(),
         port: 0,
         token: Some(RuntimeToken::resolve(Some(TOKEN.into())).unwrap()),
+        web: None,
         cors_origins: vec![],
         allowed_hosts: vec![],
-        default_workspace: home.to_path_buf(),
-        wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
-        pricing: Default::default(),
     };
-    let engine = Scripted::new(vec![Step::Say(pieces("half an answer ")), Step::Hang]);
-    let (state, _stop) = AppState::new(runtime, None, store, engine);
+    let state = AppState::new(Arc::new(runtime), edge);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     println!("http://{}", listener.local_addr().unwrap());
     let service = router::app(state).into_make_service_with_connect_info::<SocketAddr>();

@@ -3,7 +3,7 @@
 
 mod common;
 
-use codewhale::{runtime::turns::TurnManager, store::Store};
+use codewhale::runtime::{Runtime, RuntimeOptions};
 use common::{
     api_client,
     scripted::{pieces, Scripted, Step},
@@ -419,16 +419,22 @@ async fn without_a_provider_a_turn_is_refused_and_nothing_is_written() {
 #[tokio::test]
 async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
     let home = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(home.path()).await.unwrap());
-    let manager = Arc::new(TurnManager::new(
-        store.clone(),
-        Scripted::new(vec![Step::Say(pieces("half ")), Step::Hang]),
-    ));
-    let thread = codewhale::runtime::threads::create(&store, home.path(), Default::default())
-        .await
-        .unwrap();
-    let started = manager
-        .start(
+    let options = |engine: Arc<dyn codewhale::runtime::engine::Engine>| RuntimeOptions {
+        home: home.path().to_path_buf(),
+        engine,
+        pricing: Default::default(),
+        default_workspace: home.path().to_path_buf(),
+        wait_timeout: common::WAIT_TIMEOUT,
+    };
+    let before = Runtime::open(options(Scripted::new(vec![
+        Step::Say(pieces("half ")),
+        Step::Hang,
+    ])))
+    .await
+    .unwrap();
+    let thread = before.create_thread(Default::default()).await.unwrap();
+    let started = before
+        .start_turn(
             &thread.id,
             protocol::StartTurn {
                 prompt: "hang".into(),
@@ -438,15 +444,13 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
         .await
         .unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(200)).await; // the message item is open
-    drop(manager); // the "process" is gone; its turn stays in_progress on disk
+    drop(before); // the "process" is gone; its turn stays in_progress on disk
 
-    let after_restart = Arc::new(TurnManager::new(store.clone(), Scripted::new(vec![])));
-    assert_eq!(after_restart.recover().await.unwrap(), 1);
-    assert_eq!(
-        after_restart.recover().await.unwrap(),
-        0,
-        "a second restart finds nothing"
-    );
+    let after_restart = Runtime::open(options(Scripted::new(vec![]))).await.unwrap();
+    assert_eq!(after_restart.recovered_turns(), 1);
+    let again = Runtime::open(options(Scripted::new(vec![]))).await.unwrap();
+    assert_eq!(again.recovered_turns(), 0, "a second restart finds nothing");
+    let store = after_restart.store().clone();
 
     let detail = codewhale::runtime::threads::detail(&store, &thread.id)
         .await

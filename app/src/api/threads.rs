@@ -1,6 +1,7 @@
 //! Server functions of the workbench: threads, turns, approvals, user
-//! input. Each checks the viewer, then calls the runtime service, the same
-//! code the `/v1` handlers run; errors carry the HTTP status (`ServiceError`).
+//! input. Each calls the runtime service — the same operations the `/v1`
+//! handlers call — which the server provides to signed-in viewers only;
+//! errors carry the kind and HTTP status (`ServiceError`).
 
 // Not imported by name: the server-fn macros define structs called
 // `CreateThread`, `StartTurn`… for the calls themselves.
@@ -9,23 +10,21 @@ use crate::protocol::{self as p, ProviderModels, ThreadDetail, ThreadRecord, Thr
 use leptos::prelude::*;
 
 #[cfg(feature = "ssr")]
-fn runtime() -> Result<std::sync::Arc<dyn crate::service::RuntimeService>, ServiceError> {
-    if !crate::viewer::Viewer::current().is_authenticated() {
-        return Err(ServiceError::unauthorized());
-    }
-    crate::service::service()
-}
+use crate::service::service as runtime;
 
+/// The rail's list: active or archived threads, newest first.
 #[server(prefix = "/api", endpoint = "threads")]
 pub async fn list_threads(
     archived: bool,
     search: String,
 ) -> Result<Vec<ThreadSummary>, ServiceError> {
-    let filter = crate::service::ThreadFilter {
-        archived,
+    let query = p::ListThreads {
+        limit: Some(200),
         search: Some(search),
+        archived_only: archived,
+        include_archived: false,
     };
-    runtime()?.threads(filter).await
+    runtime()?.threads(query).await
 }
 
 #[server(prefix = "/api", endpoint = "thread")]
@@ -81,8 +80,13 @@ pub async fn interrupt_turn(id: String, turn: String) -> Result<(), ServiceError
 }
 
 #[server(prefix = "/api", endpoint = "decide_approval")]
-pub async fn decide_approval(id: String, allow: bool, remember: bool) -> Result<(), ServiceError> {
-    runtime()?.decide_approval(id, allow, remember).await
+pub async fn decide_approval(
+    id: String,
+    decision: p::ApprovalDecision,
+    remember: bool,
+) -> Result<(), ServiceError> {
+    let body = p::DecideApproval { decision, remember };
+    runtime()?.decide_approval(id, body).await.map(|_| ())
 }
 
 #[server(prefix = "/api", endpoint = "answer_user_input")]
@@ -91,5 +95,8 @@ pub async fn answer_user_input(
     input: String,
     answers: p::AnswerUserInput,
 ) -> Result<(), ServiceError> {
-    runtime()?.answer_user_input(thread, input, answers).await
+    runtime()?
+        .answer_user_input(thread, input, answers)
+        .await
+        .map(|_| ())
 }

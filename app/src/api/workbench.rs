@@ -8,22 +8,15 @@ use leptos::prelude::*;
 /// must see no data at all).
 #[server(prefix = "/api", endpoint = "workbench")]
 pub async fn load_workbench() -> Result<Option<Workbench>, ServiceError> {
-    use crate::viewer::Viewer;
-    if !Viewer::current().is_authenticated() {
-        return Ok(None);
-    }
-    let facts = use_context::<Workbench>()
-        .ok_or_else(|| ServiceError::new(500, "workbench facts are not configured"))?;
-    Ok(Some(facts))
+    Ok(crate::service::service()
+        .ok()
+        .map(|runtime| runtime.workbench()))
 }
 
 /// A round trip through the authenticated server-function path.
 #[server(prefix = "/api", endpoint = "ping")]
 pub async fn check_connection() -> Result<Ping, ServiceError> {
-    use crate::viewer::Viewer;
-    if !Viewer::current().is_authenticated() {
-        return Err(ServiceError::unauthorized());
-    }
+    crate::service::service()?;
     let server_time_ms = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_millis() as u64)

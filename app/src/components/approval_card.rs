@@ -1,5 +1,5 @@
 use super::{error_line::failure, ErrorLine};
-use crate::api::decide_approval;
+use crate::{api::decide_approval, protocol::ApprovalDecision};
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -12,8 +12,8 @@ pub fn ApprovalCard(approval: Value) -> AnyView {
         .to_string();
     let text = |key: &str| approval[key].as_str().unwrap_or_default().to_string();
     let remember = RwSignal::new(false);
-    let decide = Action::new_local(move |allow: &bool| {
-        decide_approval(id.clone(), *allow, remember.get_untracked())
+    let decide = Action::new_local(move |decision: &ApprovalDecision| {
+        decide_approval(id.clone(), *decision, remember.get_untracked())
     });
     view! {
         <div class="card approval" role="group" aria-label="Approval needed" data-test="approval">
@@ -22,8 +22,8 @@ pub fn ApprovalCard(approval: Value) -> AnyView {
             <p class="muted">{text("intent_summary")}</p>
             <label class="inline"><input type="checkbox" bind:checked=remember />" Remember for this thread"</label>
             <div class="actions">
-                <button type="button" class="primary" data-test="allow" disabled=move || decide.pending().get() on:click=move |_| { decide.dispatch(true); }>"Allow"</button>
-                <button type="button" data-test="deny" disabled=move || decide.pending().get() on:click=move |_| { decide.dispatch(false); }>"Deny"</button>
+                <button type="button" class="primary" data-test="allow" disabled=move || decide.pending().get() on:click=move |_| { decide.dispatch(ApprovalDecision::Allow); }>"Allow"</button>
+                <button type="button" data-test="deny" disabled=move || decide.pending().get() on:click=move |_| { decide.dispatch(ApprovalDecision::Deny); }>"Deny"</button>
             </div>
             <ErrorLine error=failure(decide) />
         </div>

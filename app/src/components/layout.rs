@@ -6,17 +6,6 @@ use leptos_router::{
     hooks::use_location,
 };
 
-/// Bumped when the thread list should reload (a thread was created,
-/// renamed, archived, forked, or a turn ended).
-#[derive(Clone, Copy)]
-pub struct RailRefresh(pub RwSignal<u32>);
-
-impl RailRefresh {
-    pub fn bump(self) {
-        self.0.update(|n| *n += 1);
-    }
-}
-
 /// The signed-in workbench: top bar, thread rail, and the selected page.
 #[component]
 pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {

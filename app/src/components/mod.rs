@@ -23,7 +23,7 @@ pub use composer::Composer;
 pub use connection_check::ConnectionCheck;
 pub use error_line::ErrorLine;
 pub use error_notice::ErrorNotice;
-pub use layout::{RailRefresh, WorkbenchLayout};
+pub use layout::WorkbenchLayout;
 pub use new_thread::NewThread;
 pub use rail::Rail;
 pub use sign_in::SignIn;

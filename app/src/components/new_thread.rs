@@ -1,7 +1,6 @@
-use super::layout::RailRefresh;
 use crate::{
     api::create_thread,
-    pages::PageData,
+    page_data::{PageData, RailRefresh},
     protocol::{CreateThread, Workbench},
 };
 use leptos::prelude::*;

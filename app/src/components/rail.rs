@@ -1,5 +1,5 @@
 use super::{NewThread, ThreadRow};
-use crate::pages::PageData;
+use crate::page_data::PageData;
 use leptos::prelude::*;
 use leptos_router::{
     components::{Form, A},

@@ -1,10 +1,18 @@
-use super::transcript::text;
 use crate::{
     live::Entry,
     protocol::{ItemKind, TurnItemRecord},
 };
 use leptos::prelude::*;
 use serde_json::Value;
+
+/// The item's text: live while it runs, fixed once settled.
+pub(super) fn text(entry: Entry, running: bool) -> AnyView {
+    if running {
+        (move || entry.text.get()).into_any()
+    } else {
+        entry.text.get_untracked().into_any()
+    }
+}
 
 /// An item's `<details>` element and whether the reader had it open (kept
 /// across re-renders of a running item).

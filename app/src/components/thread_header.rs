@@ -1,4 +1,5 @@
-use super::{error_line::failure, layout::RailRefresh, ErrorLine};
+use super::{error_line::failure, ErrorLine};
+use crate::page_data::RailRefresh;
 use crate::{
     api::{fork_thread, update_thread},
     live::{Connection, Live},

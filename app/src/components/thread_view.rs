@@ -1,4 +1,5 @@
-use super::{layout::RailRefresh, Attention, Composer, ThreadHeader, Transcript};
+use super::{Attention, Composer, ThreadHeader, Transcript};
+use crate::page_data::RailRefresh;
 use crate::{live::Live, protocol::ThreadDetail};
 use leptos::prelude::*;
 

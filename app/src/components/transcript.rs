@@ -1,4 +1,4 @@
-use super::receipt::{receipt, Disclosure};
+use super::receipt::{receipt, text, Disclosure};
 use crate::{
     live::{Entry, Live},
     markdown,
@@ -97,15 +97,6 @@ fn item(entry: Entry, record: &TurnItemRecord, details: Disclosure) -> AnyView {
     };
     view! { <div class="item" data-kind=kind.as_str() data-status=record.status.clone() data-test="item">{body}</div> }
         .into_any()
-}
-
-/// The item's text: live while it runs, fixed once settled.
-pub(super) fn text(entry: Entry, running: bool) -> AnyView {
-    if running {
-        (move || entry.text.get()).into_any()
-    } else {
-        entry.text.get_untracked().into_any()
-    }
 }
 
 /// Plain text while streaming (cheap per delta), sanitized Markdown once done.

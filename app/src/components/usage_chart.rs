@@ -3,10 +3,7 @@
 //! from CSS classes (style/usage.css): the CSP allows no inline styles, and
 //! the classes follow the light and dark themes.
 
-use crate::{
-    api::total_tokens,
-    protocol::{UsageBucket, UsageTotals},
-};
+use crate::protocol::{UsageBucket, UsageTotals};
 use leptos::prelude::*;
 
 // Geometry in viewBox units; the SVG scales to its container.
@@ -63,7 +60,7 @@ pub fn UsageChart(daily: Vec<UsageBucket>, totals: UsageTotals) -> impl IntoView
 /// One day: output stacked on input, with a tooltip.
 #[component]
 fn DayBar(index: usize, day: UsageBucket, scale: Scale) -> impl IntoView {
-    let tokens = total_tokens(&day.totals);
+    let tokens = day.totals.tokens();
     let input = scale.height(day.totals.input_tokens);
     let output = scale.height(day.totals.output_tokens);
     let width = round(scale.step() * BAR_FILL);
@@ -146,7 +143,7 @@ impl Scale {
     fn new(daily: &[UsageBucket]) -> Scale {
         let busiest = daily
             .iter()
-            .map(|day| total_tokens(&day.totals))
+            .map(|day| day.totals.tokens())
             .max()
             .unwrap_or(0);
         let step_tokens = round_up(busiest.div_ceil(4));
@@ -195,17 +192,17 @@ fn round_up(value: u64) -> u64 {
 fn summary(daily: &[UsageBucket], totals: &UsageTotals) -> String {
     let busiest = daily
         .iter()
-        .max_by_key(|day| total_tokens(&day.totals))
-        .filter(|day| total_tokens(&day.totals) > 0)
+        .max_by_key(|day| day.totals.tokens())
+        .filter(|day| day.totals.tokens() > 0)
         .map(|day| {
-            let tokens = format_tokens(total_tokens(&day.totals));
+            let tokens = format_tokens(day.totals.tokens());
             format!(" Busiest day: {} with {tokens} tokens.", day.key)
         })
         .unwrap_or_default();
     format!(
         "Tokens per day over the last {} days: {} tokens ({} input, {} output), {} over {} turns.{busiest}",
         daily.len(),
-        format_tokens(total_tokens(totals)),
+        format_tokens(totals.tokens()),
         format_tokens(totals.input_tokens),
         format_tokens(totals.output_tokens),
         format_usd(totals.cost_usd),

@@ -1,4 +1,4 @@
-use super::data::provide_page_data;
+use crate::page_data::provide_page_data;
 use crate::{
     api::load_workbench,
     components::{ErrorNotice, SignIn, WorkbenchLayout},

@@ -1,11 +1,9 @@
-mod data;
 mod home;
 mod no_thread;
 mod not_found;
 mod thread;
 mod usage;
 
-pub use data::PageData;
 pub use home::Home;
 pub use no_thread::NoThread;
 pub use not_found::NotFound;

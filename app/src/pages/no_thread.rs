@@ -1,5 +1,5 @@
-use super::PageData;
 use crate::components::ConnectionCheck;
+use crate::page_data::PageData;
 use leptos::prelude::*;
 
 /// `/`: what to do first. Says so plainly when no provider can run a turn.

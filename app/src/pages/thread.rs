@@ -1,5 +1,5 @@
-use super::PageData;
 use crate::components::{ErrorNotice, ThreadView};
+use crate::page_data::PageData;
 use leptos::prelude::*;
 
 /// `/threads/:id`: the snapshot first (server-rendered), then live events.

@@ -3,7 +3,7 @@
 //! page is complete without JavaScript.
 
 use crate::{
-    api::{load_usage, total_tokens, UsageOverview, DEFAULT_USAGE_DAYS, USAGE_RANGES},
+    api::{load_usage, UsageOverview, DEFAULT_USAGE_DAYS, USAGE_RANGES},
     components::{format_tokens, format_usd, ErrorNotice, UsageChart},
     error::ServiceError,
     protocol::UsageTotals,
@@ -84,7 +84,7 @@ fn UsageReport(overview: UsageOverview) -> impl IntoView {
         by_model,
         by_thread,
     } = overview;
-    let all_tokens = total_tokens(&totals);
+    let all_tokens = totals.tokens();
     let models = by_model
         .into_iter()
         .map(|bucket| {
@@ -123,7 +123,7 @@ fn UsageSummary(totals: UsageTotals, days: u32) -> impl IntoView {
         <dl class="usage-totals" aria-label=format!("Totals of the last {days} days")>
             <div>
                 <dt>"Tokens"</dt>
-                <dd data-test="usage-total-tokens">{format_tokens(total_tokens(&totals))}</dd>
+                <dd data-test="usage-total-tokens">{format_tokens(totals.tokens())}</dd>
             </div>
             <div>
                 <dt>"Input"</dt>
@@ -168,7 +168,7 @@ impl Share {
     ) -> Share {
         let percent = match all {
             0 => 0.0,
-            all => 100.0 * total_tokens(&totals) as f64 / all as f64,
+            all => 100.0 * totals.tokens() as f64 / all as f64,
         };
         Share {
             key,
@@ -219,7 +219,7 @@ fn ShareRow(share: Share) -> impl IntoView {
     view! {
         <tr data-test="usage-row" data-key=share.key>
             <th scope="row">{name}</th>
-            <td class="num">{format_tokens(total_tokens(&share.totals))}</td>
+            <td class="num">{format_tokens(share.totals.tokens())}</td>
             <td>
                 <span class="usage-share">
                     <svg viewBox="0 0 100 8" preserveAspectRatio="none" aria-hidden="true">

@@ -11,8 +11,8 @@ mod conversation;
 pub mod tools;
 
 use crate::{
-    error::ApiError,
     provider::{ChatClient, Delta, ProviderError, Providers, ResolvedProvider},
+    runtime::error::RuntimeError,
     runtime::{
         approvals::Decision,
         engine::{Engine, Outcome, Route, TurnContext, TurnInput, TurnSettings},
@@ -53,7 +53,7 @@ impl Agent {
     }
 
     /// The turn's provider: its own override, else the thread's.
-    fn resolve(&self, settings: &TurnSettings) -> Result<ResolvedProvider, ApiError> {
+    fn resolve(&self, settings: &TurnSettings) -> Result<ResolvedProvider, RuntimeError> {
         self.providers.resolve(
             settings.model_provider.as_deref(),
             settings.model.as_deref(),
@@ -66,7 +66,7 @@ impl Engine for Agent {
         &self,
         _thread: &ThreadRecord,
         settings: &TurnSettings,
-    ) -> Result<Route, ApiError> {
+    ) -> Result<Route, RuntimeError> {
         let provider = self.resolve(settings)?;
         Ok(Route {
             provider: Some(provider.id),

@@ -4,7 +4,7 @@
 
 use crate::{
     config::{Config, ProviderEntry},
-    error::ApiError,
+    runtime::error::RuntimeError,
 };
 use std::{collections::BTreeMap, time::Duration};
 
@@ -124,7 +124,7 @@ impl Providers {
         &self,
         provider: Option<&str>,
         model: Option<&str>,
-    ) -> Result<ResolvedProvider, ApiError> {
+    ) -> Result<ResolvedProvider, RuntimeError> {
         let id = match provider.or(self.default.as_deref()) {
             Some(id) => id.to_string(),
             None => self
@@ -132,15 +132,15 @@ impl Providers {
                 .iter()
                 .find(|(_, p)| usable(p))
                 .map(|(id, _)| id.clone())
-                .ok_or_else(|| ApiError::bad_request(NOT_CONFIGURED))?,
+                .ok_or_else(|| RuntimeError::invalid(NOT_CONFIGURED))?,
         };
         let entry = self.providers.get(&id).ok_or_else(|| {
-            ApiError::bad_request(format!(
+            RuntimeError::invalid(format!(
                 "unknown model provider {id:?}; add [providers.{id}] to config.toml"
             ))
         })?;
         if !(entry.base_url.starts_with("http://") || entry.base_url.starts_with("https://")) {
-            return Err(ApiError::bad_request(format!(
+            return Err(RuntimeError::invalid(format!(
                 "provider {id:?} needs a base_url (http:// or https://) in config.toml"
             )));
         }
@@ -150,7 +150,7 @@ impl Providers {
                     .ok()
                     .filter(|k| !k.trim().is_empty())
                     .ok_or_else(|| {
-                        ApiError::bad_request(format!(
+                        RuntimeError::invalid(format!(
                             "provider {id:?} needs an API key: set {var}"
                         ))
                     })?,
@@ -162,7 +162,7 @@ impl Providers {
             .or_else(|| entry.default_model.clone())
             .or_else(|| entry.models.first().cloned())
             .ok_or_else(|| {
-                ApiError::bad_request(format!(
+                RuntimeError::invalid(format!(
                     "provider {id:?} has no model: set default_model in config.toml"
                 ))
             })?;
@@ -171,7 +171,7 @@ impl Providers {
             entry.idle_timeout_secs,
             std::env::var(IDLE_TIMEOUT_ENV).ok().as_deref(),
         )
-        .map_err(ApiError::bad_request)?;
+        .map_err(RuntimeError::invalid)?;
         Ok(ResolvedProvider {
             id,
             base_url: entry.base_url.trim_end_matches('/').to_string(),

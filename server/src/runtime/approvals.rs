@@ -9,30 +9,17 @@ use super::{
     pending::{detached, turn_event as event, Ask, PendingSet, Waited},
 };
 use crate::{
-    error::ApiError,
+    runtime::error::RuntimeError,
     store::{self, NewEvent, Store, StoreError},
 };
-use serde::{Deserialize, Serialize};
+use protocol::{ApprovalDecided, DecideApproval};
 use serde_json::{json, Value};
 use std::{sync::Arc, time::Duration};
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Decision {
-    Allow,
-    Deny,
-}
-
-/// Body of `POST /v1/approvals/{approval_id}`.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct DecideApproval {
-    pub decision: String,
-    #[serde(default)]
-    pub remember: bool,
-}
+/// The engine's name for a client's answer (the wire type).
+pub use protocol::ApprovalDecision as Decision;
 
 /// What a tool asks to be allowed to do.
 #[derive(Clone, Debug)]
@@ -118,16 +105,8 @@ impl Approvals {
         self: &Arc<Self>,
         approval_id: &str,
         body: DecideApproval,
-    ) -> Result<Value, ApiError> {
-        let decision = match body.decision.as_str() {
-            "allow" => Decision::Allow,
-            "deny" => Decision::Deny,
-            other => {
-                return Err(ApiError::bad_request(format!(
-                    "decision must be \"allow\" or \"deny\" (got {other:?})"
-                )))
-            }
-        };
+    ) -> Result<ApprovalDecided, RuntimeError> {
+        let decision = body.decision;
         let approvals = Arc::clone(self);
         let approval_id = approval_id.to_string();
         detached(async move {
@@ -143,12 +122,11 @@ impl Approvals {
         approval_id: &str,
         decision: Decision,
         remember: bool,
-    ) -> Result<Value, ApiError> {
-        let claim = self
-            .pending
-            .claim(approval_id)
-            .await
-            .ok_or_else(|| ApiError::NotFound(format!("no pending approval {approval_id}")))?;
+    ) -> Result<ApprovalDecided, RuntimeError> {
+        let claim =
+            self.pending.claim(approval_id).await.ok_or_else(|| {
+                RuntimeError::NotFound(format!("no pending approval {approval_id}"))
+            })?;
         let (thread_id, turn_id) = (&claim.waiting().thread_id, &claim.waiting().turn_id);
         let mut tx = self.pending.store().begin_write().await?;
         tx.append(event(
@@ -176,9 +154,12 @@ impl Approvals {
         }
         tx.commit().await?;
         let delivered = claim.settle(Some(decision));
-        Ok(
-            json!({ "ok": true, "approval_id": approval_id, "decision": decision, "delivered": delivered }),
-        )
+        Ok(ApprovalDecided {
+            ok: true,
+            approval_id: approval_id.to_string(),
+            decision,
+            delivered,
+        })
     }
 
     /// The thread's auto_approve as stored now (false if unreadable).

@@ -10,10 +10,10 @@ use super::{
     pending::{detached, turn_event as event, Ask, PendingSet, Waited},
 };
 use crate::{
-    error::ApiError,
+    runtime::error::RuntimeError,
     store::{Store, StoreError},
 };
-use protocol::{DynamicToolCall, DynamicToolResult, DynamicToolSpec};
+use protocol::{DynamicToolCall, DynamicToolResult, DynamicToolSpec, ToolResultAccepted};
 use serde_json::{json, Value};
 use std::{collections::HashSet, sync::Arc, time::Duration};
 
@@ -122,13 +122,14 @@ impl ClientTools {
         turn_id: &str,
         call_id: &str,
         result: DynamicToolResult,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<ToolResultAccepted, RuntimeError> {
         let tools = Arc::clone(self);
         let route = [thread_id, turn_id, call_id].map(str::to_string);
         detached(async move {
             let [thread_id, turn_id, call_id] = route;
-            let not_found =
-                || ApiError::NotFound(format!("no pending tool call {call_id} in turn {turn_id}"));
+            let not_found = || {
+                RuntimeError::NotFound(format!("no pending tool call {call_id} in turn {turn_id}"))
+            };
             let claim = tools.pending.claim(&call_id).await.ok_or_else(not_found)?;
             let waiting = claim.waiting();
             if waiting.thread_id != thread_id || waiting.turn_id != turn_id {
@@ -149,7 +150,10 @@ impl ClientTools {
                 )])
                 .await?;
             claim.settle(Some(result));
-            Ok(json!({ "accepted": true, "call_id": call_id }))
+            Ok(ToolResultAccepted {
+                accepted: true,
+                call_id,
+            })
         })
         .await
     }
@@ -218,9 +222,9 @@ pub fn function_name(spec: &DynamicToolSpec) -> String {
 
 /// Checks registered tools: valid names that do not shadow a built-in or
 /// each other, an object schema, and bounded counts.
-pub fn validate(tools: &[DynamicToolSpec]) -> Result<(), ApiError> {
+pub fn validate(tools: &[DynamicToolSpec]) -> Result<(), RuntimeError> {
     if tools.len() > MAX_TOOLS {
-        return Err(ApiError::bad_request(format!(
+        return Err(RuntimeError::invalid(format!(
             "at most {MAX_TOOLS} dynamic tools"
         )));
     }
@@ -233,28 +237,28 @@ pub fn validate(tools: &[DynamicToolSpec]) -> Result<(), ApiError> {
                     .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
         };
         if !name_ok(&tool.name) || tool.namespace.as_deref().is_some_and(|n| !name_ok(n)) {
-            return Err(ApiError::bad_request(
+            return Err(RuntimeError::invalid(
                 "dynamic tool names and namespaces are 1-64 letters, digits, '_' or '-'",
             ));
         }
         let function = function_name(tool);
         if function.len() > 64 {
-            return Err(ApiError::bad_request(format!(
+            return Err(RuntimeError::invalid(format!(
                 "dynamic tool {function:?}: namespace and name together exceed 64 characters"
             )));
         }
         if RESERVED.contains(&function.as_str()) {
-            return Err(ApiError::bad_request(format!(
+            return Err(RuntimeError::invalid(format!(
                 "dynamic tool {function:?} would shadow a built-in tool"
             )));
         }
         if !names.insert(function.clone()) {
-            return Err(ApiError::bad_request(format!(
+            return Err(RuntimeError::invalid(format!(
                 "dynamic tool {function:?} is registered twice"
             )));
         }
         if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(ApiError::bad_request(format!(
+            return Err(RuntimeError::invalid(format!(
                 "dynamic tool {function:?}: input_schema must be a JSON Schema with \"type\": \"object\""
             )));
         }

@@ -9,7 +9,7 @@ use super::{
     turn_writer::ItemWriter,
     user_input::{self, UserInputs},
 };
-use crate::error::ApiError;
+use crate::runtime::error::RuntimeError;
 use futures::future::BoxFuture;
 use protocol::{DynamicToolSpec, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
 use std::sync::Arc;
@@ -135,7 +135,7 @@ pub trait Engine: Send + Sync + 'static {
         &self,
         thread: &ThreadRecord,
         settings: &TurnSettings,
-    ) -> Result<Route, ApiError>;
+    ) -> Result<Route, RuntimeError>;
 
     /// Runs one turn to its end.
     fn run(&self, turn: TurnContext) -> BoxFuture<'static, Outcome>;
@@ -151,8 +151,8 @@ pub trait Engine: Send + Sync + 'static {
 pub struct NoProvider;
 
 impl Engine for NoProvider {
-    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, ApiError> {
-        Err(ApiError::bad_request(
+    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, RuntimeError> {
+        Err(RuntimeError::invalid(
             "no model provider is configured: set DEEPSEEK_API_KEY or add a provider to config.toml",
         ))
     }

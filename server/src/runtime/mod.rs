@@ -1,9 +1,12 @@
-//! The service layer: every rule about threads, turns and events lives here,
-//! and every transport (/v1 handlers, server functions, stdio) calls it.
+//! The runtime: every operation on threads, turns and events, and every rule
+//! about them. `Runtime` is the one face every transport calls (`/v1`
+//! handlers, server functions, `exec`, tests, the benchmark); the modules
+//! below are its parts.
 
 pub mod approvals;
 pub mod client_tools;
 pub mod engine;
+pub mod error;
 pub mod git;
 pub mod ids;
 pub mod pending;
@@ -12,4 +15,241 @@ pub mod threads;
 pub mod turn_writer;
 pub mod turns;
 pub mod usage;
+pub mod usage_overview;
 pub mod user_input;
+
+use crate::{
+    pricing::Pricing,
+    store::{Store, StoreError},
+};
+use engine::Engine;
+use error::RuntimeError;
+use git::GitCache;
+use protocol::{
+    AnswerUserInput, ApprovalDecided, CompactThread, CreateThread, DecideApproval,
+    DynamicToolResult, ListThreads, PatchThread, ProviderModels, StartTurn, SteerTurn,
+    ThreadDetail, ThreadRecord, ThreadSummary, ToolResultAccepted, TurnRecord, TurnStarted,
+    UsageOverview, UsageQuery, UsageReport, UserInputAnswered,
+};
+use std::{path::PathBuf, sync::Arc, time::Duration};
+use stream::{Cursor, Frame};
+use tokio::sync::{mpsc, watch};
+use turns::TurnManager;
+
+/// What a runtime is built from. `commands::runtime_options` fills it from
+/// config.toml; tests fill it by hand (a scripted engine, short waits).
+pub struct RuntimeOptions {
+    /// `$CODEWHALE_HOME`: the store lives here.
+    pub home: PathBuf,
+    pub engine: Arc<dyn Engine>,
+    /// Token prices for usage reports.
+    pub pricing: Pricing,
+    /// Workspace of threads created without one.
+    pub default_workspace: PathBuf,
+    /// How long approvals, user input and client tool calls wait for their
+    /// client (zero: nobody will answer, as in `codewhale exec`).
+    pub wait_timeout: Duration,
+}
+
+pub struct Runtime {
+    store: Arc<Store>,
+    turns: Arc<TurnManager>,
+    git: GitCache,
+    pricing: Pricing,
+    default_workspace: PathBuf,
+    /// Flipped by `stop_streams`; every open event stream ends.
+    shutdown: watch::Sender<bool>,
+    /// Turns an earlier process left running, interrupted by `open`.
+    recovered: usize,
+}
+
+impl Runtime {
+    /// Opens the store and finishes what an earlier process left running
+    /// (its turns are marked interrupted, their waits get receipts).
+    pub async fn open(options: RuntimeOptions) -> Result<Runtime, StoreError> {
+        let store = Arc::new(Store::open(&options.home).await?);
+        let turns = Arc::new(
+            TurnManager::new(store.clone(), options.engine).with_wait_timeout(options.wait_timeout),
+        );
+        let recovered = turns.recover().await?;
+        if recovered > 0 {
+            tracing::warn!(
+                recovered,
+                "turns left unfinished by an earlier process were marked interrupted"
+            );
+        }
+        Ok(Runtime {
+            store,
+            turns,
+            git: GitCache::default(),
+            pricing: options.pricing,
+            default_workspace: options.default_workspace,
+            shutdown: watch::channel(false).0,
+            recovered,
+        })
+    }
+
+    /// How many turns `open` found unfinished and marked interrupted.
+    pub fn recovered_turns(&self) -> usize {
+        self.recovered
+    }
+
+    /// The store, for what is not an operation (tests' fixtures, benches).
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    pub fn default_workspace(&self) -> &std::path::Path {
+        &self.default_workspace
+    }
+
+    /// Ends every open event stream (server shutdown) and closes the store
+    /// once callers are done with it.
+    pub fn stop_streams(&self) {
+        self.shutdown.send_replace(true);
+    }
+
+    pub async fn close(&self) {
+        self.store.close().await;
+    }
+
+    // Threads.
+
+    pub async fn list_threads(
+        &self,
+        query: &ListThreads,
+    ) -> Result<Vec<ThreadRecord>, RuntimeError> {
+        threads::list(&self.store, query).await
+    }
+
+    pub async fn thread_summaries(
+        &self,
+        query: &ListThreads,
+    ) -> Result<Vec<ThreadSummary>, RuntimeError> {
+        threads::summaries(&self.store, &self.git, query).await
+    }
+
+    pub async fn create_thread(&self, request: CreateThread) -> Result<ThreadRecord, RuntimeError> {
+        threads::create(&self.store, &self.default_workspace, request).await
+    }
+
+    /// The snapshot: records, items and what is waiting on a client.
+    pub async fn thread(&self, thread_id: &str) -> Result<ThreadDetail, RuntimeError> {
+        self.turns.detail(thread_id).await
+    }
+
+    pub async fn patch_thread(
+        &self,
+        thread_id: &str,
+        patch: PatchThread,
+    ) -> Result<ThreadRecord, RuntimeError> {
+        threads::patch(&self.store, thread_id, patch).await
+    }
+
+    pub async fn fork_thread(&self, thread_id: &str) -> Result<ThreadRecord, RuntimeError> {
+        threads::fork(&self.store, thread_id).await
+    }
+
+    pub async fn resume_thread(&self, thread_id: &str) -> Result<ThreadRecord, RuntimeError> {
+        threads::resume(&self.store, thread_id).await
+    }
+
+    /// The thread's events after `cursor`, then live ones, in order, until
+    /// the receiver is dropped or the runtime stops its streams.
+    pub async fn subscribe(
+        &self,
+        thread_id: &str,
+        cursor: Cursor,
+    ) -> Result<mpsc::Receiver<Frame>, RuntimeError> {
+        let shutdown = self.shutdown.subscribe();
+        stream::open(self.store.clone(), thread_id.to_string(), cursor, shutdown).await
+    }
+
+    // Turns.
+
+    pub async fn start_turn(
+        &self,
+        thread_id: &str,
+        request: StartTurn,
+    ) -> Result<TurnStarted, RuntimeError> {
+        self.turns.start(thread_id, request).await
+    }
+
+    pub async fn steer_turn(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+        request: SteerTurn,
+    ) -> Result<TurnRecord, RuntimeError> {
+        self.turns.steer(thread_id, turn_id, request).await
+    }
+
+    pub async fn interrupt_turn(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+    ) -> Result<TurnRecord, RuntimeError> {
+        self.turns.interrupt(thread_id, turn_id).await
+    }
+
+    /// Starts a compaction turn; follow it on the event stream.
+    pub async fn compact_thread(
+        &self,
+        thread_id: &str,
+        request: CompactThread,
+    ) -> Result<TurnStarted, RuntimeError> {
+        self.turns.compact(thread_id, request).await
+    }
+
+    // What turns wait on.
+
+    pub async fn decide_approval(
+        &self,
+        approval_id: &str,
+        decision: DecideApproval,
+    ) -> Result<ApprovalDecided, RuntimeError> {
+        self.turns.approvals().decide(approval_id, decision).await
+    }
+
+    pub async fn answer_user_input(
+        &self,
+        thread_id: &str,
+        input_id: &str,
+        answers: AnswerUserInput,
+    ) -> Result<UserInputAnswered, RuntimeError> {
+        self.turns
+            .user_inputs()
+            .answer(thread_id, input_id, answers)
+            .await
+    }
+
+    pub async fn submit_tool_result(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+        call_id: &str,
+        result: DynamicToolResult,
+    ) -> Result<ToolResultAccepted, RuntimeError> {
+        self.turns
+            .client_tools()
+            .submit(thread_id, turn_id, call_id, result)
+            .await
+    }
+
+    // Usage and providers.
+
+    pub async fn usage(&self, query: UsageQuery) -> Result<UsageReport, RuntimeError> {
+        usage::report(&self.store, &self.pricing, query).await
+    }
+
+    /// The last `days` UTC days up to now, as the workbench's usage page
+    /// shows them (every day present, breakdowns heaviest first).
+    pub async fn usage_overview(&self, days: u32) -> Result<UsageOverview, RuntimeError> {
+        usage_overview::overview(self, days).await
+    }
+
+    /// The providers and models turns can use.
+    pub fn providers(&self) -> Vec<ProviderModels> {
+        self.turns.providers()
+    }
+}

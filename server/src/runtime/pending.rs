@@ -10,7 +10,7 @@
 //! per request.
 
 use crate::{
-    error::ApiError,
+    runtime::error::RuntimeError,
     store::{NewEvent, Store, StoreError},
 };
 use serde_json::Value;
@@ -243,14 +243,11 @@ impl<A> Claim<A> {
 
 /// Runs a settlement to its end even if the HTTP caller goes away.
 pub async fn detached<V: Send + 'static>(
-    work: impl std::future::Future<Output = Result<V, ApiError>> + Send + 'static,
-) -> Result<V, ApiError> {
+    work: impl std::future::Future<Output = Result<V, RuntimeError>> + Send + 'static,
+) -> Result<V, RuntimeError> {
     tokio::spawn(work).await.unwrap_or_else(|join| {
         tracing::error!(%join, "a settlement task failed");
-        Err(ApiError::Rejected {
-            status: axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-            message: "the request could not be settled".into(),
-        })
+        Err(RuntimeError::Unsettled)
     })
 }
 

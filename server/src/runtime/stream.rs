@@ -4,7 +4,7 @@
 //! subscriber's own cursor, so a lagging subscriber just reads more.
 
 use crate::{
-    error::ApiError,
+    runtime::error::RuntimeError,
     store::{self, Store, StoredEvent},
 };
 use protocol::EVENT_SCHEMA_VERSION;
@@ -81,7 +81,7 @@ pub async fn open(
     thread_id: String,
     cursor: Cursor,
     shutdown: watch::Receiver<bool>,
-) -> Result<mpsc::Receiver<Frame>, ApiError> {
+) -> Result<mpsc::Receiver<Frame>, RuntimeError> {
     open_with_pauses(store, thread_id, cursor, shutdown, None).await
 }
 
@@ -106,7 +106,7 @@ pub async fn open_with_pauses(
     cursor: Cursor,
     mut shutdown: watch::Receiver<bool>,
     pauses: Option<Pauses>,
-) -> Result<mpsc::Receiver<Frame>, ApiError> {
+) -> Result<mpsc::Receiver<Frame>, RuntimeError> {
     let pause = move |window: RaceWindow| {
         let pauses = pauses.clone();
         async move {
@@ -116,12 +116,12 @@ pub async fn open_with_pauses(
         }
     };
     if cursor.since_seq < 0 {
-        return Err(ApiError::bad_request("since_seq must be 0 or more"));
+        return Err(RuntimeError::invalid("since_seq must be 0 or more"));
     }
     let replay_limit = match cursor.replay_limit {
         Some(limit @ 0..=MAX_REPLAY_LIMIT) => Some(limit),
         Some(other) => {
-            return Err(ApiError::bad_request(format!(
+            return Err(RuntimeError::invalid(format!(
                 "replay_limit must be between 0 and {MAX_REPLAY_LIMIT} (got {other})"
             )))
         }

@@ -3,62 +3,50 @@
 use super::{git::GitCache, ids};
 use crate::{
     clock,
-    error::ApiError,
-    store::{self, NewEvent, Store, ThreadFilter, ThreadRow},
+    runtime::error::RuntimeError,
+    store::{self, ArchiveScope, NewEvent, Store, ThreadRow},
 };
 use futures::future::join_all;
-use protocol::{CreateThread, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
-use serde::Deserialize;
+use protocol::{CreateThread, ListThreads, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
 use serde_json::json;
 use std::{collections::HashMap, path::Path};
 
 pub const MODES: [&str; 3] = ["agent", "plan", "yolo"];
 const MAX_TITLE_CHARS: usize = 160;
 
-/// Query of `GET /v1/threads` and `/v1/threads/summary`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ListQuery {
-    pub limit: Option<i64>,
-    pub search: Option<String>,
-    #[serde(default)]
-    pub include_archived: bool,
-    #[serde(default)]
-    pub archived_only: bool,
+/// The rules of a list query: which archive state, how many, what search.
+fn scope(query: &ListThreads) -> ArchiveScope {
+    match (query.archived_only, query.include_archived) {
+        (true, _) => ArchiveScope::ArchivedOnly,
+        (false, true) => ArchiveScope::All,
+        (false, false) => ArchiveScope::Active,
+    }
 }
 
-impl ListQuery {
-    fn filter(&self) -> ThreadFilter {
-        match (self.archived_only, self.include_archived) {
-            (true, _) => ThreadFilter::ArchivedOnly,
-            (false, true) => ThreadFilter::All,
-            (false, false) => ThreadFilter::Active,
-        }
+fn limit(query: &ListThreads) -> Result<i64, RuntimeError> {
+    match query.limit {
+        None => Ok(50),
+        Some(limit @ 1..=500) => Ok(limit),
+        Some(other) => Err(RuntimeError::invalid(format!(
+            "limit must be between 1 and 500 (got {other})"
+        ))),
     }
+}
 
-    fn limit(&self) -> Result<i64, ApiError> {
-        match self.limit {
-            None => Ok(50),
-            Some(limit @ 1..=500) => Ok(limit),
-            Some(other) => Err(ApiError::bad_request(format!(
-                "limit must be between 1 and 500 (got {other})"
-            ))),
-        }
-    }
-
-    fn search(&self) -> Option<&str> {
-        self.search
-            .as_deref()
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-    }
+/// Surrounding blanks never count; an all-blank search is no search.
+fn search(query: &ListThreads) -> Option<&str> {
+    query
+        .search
+        .as_deref()
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
 }
 
 pub async fn create(
     store: &Store,
     default_workspace: &Path,
     request: CreateThread,
-) -> Result<ThreadRecord, ApiError> {
+) -> Result<ThreadRecord, RuntimeError> {
     let workspace = match request.workspace.as_deref() {
         Some(path) => workspace(path)?,
         None => default_workspace.display().to_string(),
@@ -100,9 +88,9 @@ pub async fn create(
     Ok(record)
 }
 
-pub async fn list(store: &Store, query: &ListQuery) -> Result<Vec<ThreadRecord>, ApiError> {
+pub async fn list(store: &Store, query: &ListThreads) -> Result<Vec<ThreadRecord>, RuntimeError> {
     let rows =
-        store::threads::list(store.pool(), query.filter(), query.search(), query.limit()?).await?;
+        store::threads::list(store.pool(), scope(query), search(query), limit(query)?).await?;
     Ok(rows.into_iter().map(ThreadRecord::from).collect())
 }
 
@@ -111,10 +99,10 @@ pub async fn list(store: &Store, query: &ListQuery) -> Result<Vec<ThreadRecord>,
 pub async fn summaries(
     store: &Store,
     git: &GitCache,
-    query: &ListQuery,
-) -> Result<Vec<ThreadSummary>, ApiError> {
+    query: &ListThreads,
+) -> Result<Vec<ThreadSummary>, RuntimeError> {
     let rows =
-        store::threads::list(store.pool(), query.filter(), query.search(), query.limit()?).await?;
+        store::threads::list(store.pool(), scope(query), search(query), limit(query)?).await?;
     let mut workspaces: Vec<&str> = rows.iter().filter_map(|r| r.workspace.as_deref()).collect();
     workspaces.sort_unstable();
     workspaces.dedup();
@@ -161,7 +149,7 @@ pub async fn summaries(
 
 /// The snapshot, read in one transaction so that it and `latest_seq`
 /// describe the same moment (WAL snapshot isolation).
-pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, ApiError> {
+pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, RuntimeError> {
     let id = ids::parse(ids::THREAD, id, "thread")?;
     let mut tx = store
         .pool()
@@ -187,10 +175,14 @@ pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, ApiError> {
     })
 }
 
-pub async fn patch(store: &Store, id: &str, patch: PatchThread) -> Result<ThreadRecord, ApiError> {
+pub async fn patch(
+    store: &Store,
+    id: &str,
+    patch: PatchThread,
+) -> Result<ThreadRecord, RuntimeError> {
     let id = ids::parse(ids::THREAD, id, "thread")?;
     if patch.is_empty() {
-        return Err(ApiError::bad_request(
+        return Err(RuntimeError::invalid(
             "PATCH needs at least one field to change",
         ));
     }
@@ -253,7 +245,7 @@ pub async fn patch(store: &Store, id: &str, patch: PatchThread) -> Result<Thread
 }
 
 /// 404 for a thread that does not exist.
-pub async fn ensure_exists(store: &Store, id: &str) -> Result<(), ApiError> {
+pub async fn ensure_exists(store: &Store, id: &str) -> Result<(), RuntimeError> {
     let id = ids::parse(ids::THREAD, id, "thread")?;
     let mut conn = store
         .pool()
@@ -266,24 +258,24 @@ pub async fn ensure_exists(store: &Store, id: &str) -> Result<(), ApiError> {
         .ok_or_else(|| not_found(id))
 }
 
-fn not_found(id: &str) -> ApiError {
-    ApiError::NotFound(format!("thread {id} not found"))
+fn not_found(id: &str) -> RuntimeError {
+    RuntimeError::NotFound(format!("thread {id} not found"))
 }
 
-fn non_empty(value: String, field: &str) -> Result<String, ApiError> {
+fn non_empty(value: String, field: &str) -> Result<String, RuntimeError> {
     let trimmed = value.trim();
     if trimmed.is_empty() {
-        Err(ApiError::bad_request(format!("{field} must not be empty")))
+        Err(RuntimeError::invalid(format!("{field} must not be empty")))
     } else {
         Ok(trimmed.to_string())
     }
 }
 
-fn mode(value: &str) -> Result<String, ApiError> {
+fn mode(value: &str) -> Result<String, RuntimeError> {
     if MODES.contains(&value) {
         Ok(value.to_string())
     } else {
-        Err(ApiError::bad_request(format!(
+        Err(RuntimeError::invalid(format!(
             "mode must be one of {} (got {value:?})",
             MODES.join(", ")
         )))
@@ -291,10 +283,10 @@ fn mode(value: &str) -> Result<String, ApiError> {
 }
 
 /// An empty title clears it.
-fn title(value: String) -> Result<Option<String>, ApiError> {
+fn title(value: String) -> Result<Option<String>, RuntimeError> {
     let trimmed = value.trim();
     if trimmed.chars().count() > MAX_TITLE_CHARS {
-        return Err(ApiError::bad_request(format!(
+        return Err(RuntimeError::invalid(format!(
             "title is longer than {MAX_TITLE_CHARS} characters"
         )));
     }
@@ -302,26 +294,26 @@ fn title(value: String) -> Result<Option<String>, ApiError> {
 }
 
 /// An existing directory, stored canonical.
-fn workspace(path: &str) -> Result<String, ApiError> {
+fn workspace(path: &str) -> Result<String, RuntimeError> {
     let canonical = std::fs::canonicalize(path)
-        .map_err(|_| ApiError::bad_request(format!("workspace {path:?} does not exist")))?;
+        .map_err(|_| RuntimeError::invalid(format!("workspace {path:?} does not exist")))?;
     if !canonical.is_dir() {
-        return Err(ApiError::bad_request(format!(
+        return Err(RuntimeError::invalid(format!(
             "workspace {path:?} is not a directory"
         )));
     }
     Ok(canonical.display().to_string())
 }
 
-fn dynamic_tools(tools: Vec<protocol::DynamicToolSpec>) -> Result<String, ApiError> {
+fn dynamic_tools(tools: Vec<protocol::DynamicToolSpec>) -> Result<String, RuntimeError> {
     super::client_tools::validate(&tools)?;
-    serde_json::to_string(&tools).map_err(|e| ApiError::bad_request(e.to_string()))
+    serde_json::to_string(&tools).map_err(|e| RuntimeError::invalid(e.to_string()))
 }
 
 /// A sibling thread with the same settings and a copy of the source's
 /// finished turns and their items (under new ids). A turn still running in
 /// the source is not copied.
-pub async fn fork(store: &Store, id: &str) -> Result<ThreadRecord, ApiError> {
+pub async fn fork(store: &Store, id: &str) -> Result<ThreadRecord, RuntimeError> {
     let source_id = ids::parse(ids::THREAD, id, "thread")?;
     let mut tx = store.begin_write().await?;
     let source = store::threads::get(tx.conn(), source_id)
@@ -369,7 +361,7 @@ pub async fn fork(store: &Store, id: &str) -> Result<ThreadRecord, ApiError> {
 }
 
 /// Brings a thread back to active work: an archived thread is unarchived.
-pub async fn resume(store: &Store, id: &str) -> Result<ThreadRecord, ApiError> {
+pub async fn resume(store: &Store, id: &str) -> Result<ThreadRecord, RuntimeError> {
     let patch_unarchive = PatchThread {
         archived: Some(false),
         ..PatchThread::default()

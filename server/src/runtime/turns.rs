@@ -10,7 +10,7 @@ use super::{
 };
 use crate::{
     clock,
-    error::ApiError,
+    runtime::error::RuntimeError,
     store::{self, NewEvent, Store, StoreError, ThreadRow, WriteTx},
 };
 use futures::FutureExt;
@@ -90,7 +90,7 @@ impl TurnManager {
     }
 
     /// The thread snapshot with what is pending in memory.
-    pub async fn detail(&self, thread_id: &str) -> Result<protocol::ThreadDetail, ApiError> {
+    pub async fn detail(&self, thread_id: &str) -> Result<protocol::ThreadDetail, RuntimeError> {
         let mut detail = threads::detail(&self.store, thread_id).await?;
         let id = &detail.thread.id;
         detail.pending_approvals = self.approvals.pending_for(id).await;
@@ -103,10 +103,10 @@ impl TurnManager {
         self: &Arc<Self>,
         thread_id: &str,
         request: StartTurn,
-    ) -> Result<TurnStarted, ApiError> {
+    ) -> Result<TurnStarted, RuntimeError> {
         let prompt = request.prompt.trim().to_string();
         if prompt.is_empty() {
-            return Err(ApiError::bad_request("prompt must not be empty"));
+            return Err(RuntimeError::invalid("prompt must not be empty"));
         }
         let summary = request
             .input_summary
@@ -121,7 +121,7 @@ impl TurnManager {
         self: &Arc<Self>,
         thread_id: &str,
         request: CompactThread,
-    ) -> Result<TurnStarted, ApiError> {
+    ) -> Result<TurnStarted, RuntimeError> {
         let summary = match &request.reason {
             Some(reason) if !reason.trim().is_empty() => {
                 format!("Compact: {}", truncate(reason.trim(), SUMMARY_CHARS))
@@ -145,7 +145,7 @@ impl TurnManager {
         input: TurnInput,
         input_summary: String,
         overrides: Option<StartTurn>,
-    ) -> Result<TurnStarted, ApiError> {
+    ) -> Result<TurnStarted, RuntimeError> {
         let thread_id = ids::parse(ids::THREAD, thread_id, "thread")?.to_string();
         let mut thread = self.thread(&thread_id).await?;
         let settings = settings(&thread, overrides.as_ref())?;
@@ -412,11 +412,11 @@ impl TurnManager {
         thread_id: &str,
         turn_id: &str,
         request: SteerTurn,
-    ) -> Result<TurnRecord, ApiError> {
+    ) -> Result<TurnRecord, RuntimeError> {
         let (thread_id, turn_id) = self.ids(thread_id, turn_id)?;
         let prompt = request.prompt.trim().to_string();
         if prompt.is_empty() {
-            return Err(ApiError::bad_request("prompt must not be empty"));
+            return Err(RuntimeError::invalid("prompt must not be empty"));
         }
         let sender = self
             .active_turn(thread_id, turn_id, |active| active.steer.clone())
@@ -441,11 +441,15 @@ impl TurnManager {
         sender
             .send(prompt)
             .await
-            .map_err(|_| ApiError::Conflict(format!("turn {turn_id} is not active")))?;
+            .map_err(|_| RuntimeError::Conflict(format!("turn {turn_id} is not active")))?;
         Ok(turn)
     }
 
-    pub async fn interrupt(&self, thread_id: &str, turn_id: &str) -> Result<TurnRecord, ApiError> {
+    pub async fn interrupt(
+        &self,
+        thread_id: &str,
+        turn_id: &str,
+    ) -> Result<TurnRecord, RuntimeError> {
         let (thread_id, turn_id) = self.ids(thread_id, turn_id)?;
         let signal = self
             .active_turn(thread_id, turn_id, |active| active.interrupt.clone())
@@ -502,7 +506,7 @@ impl TurnManager {
         &self,
         thread_id: &'a str,
         turn_id: &'a str,
-    ) -> Result<(&'a str, &'a str), ApiError> {
+    ) -> Result<(&'a str, &'a str), RuntimeError> {
         Ok((
             ids::parse(ids::THREAD, thread_id, "thread")?,
             ids::parse(ids::TURN, turn_id, "turn")?,
@@ -515,7 +519,7 @@ impl TurnManager {
         thread_id: &str,
         turn_id: &str,
         pick: impl FnOnce(&ActiveTurn) -> T,
-    ) -> Result<T, ApiError> {
+    ) -> Result<T, RuntimeError> {
         if let Some(found) = self
             .lock()
             .get(thread_id)
@@ -531,9 +535,9 @@ impl TurnManager {
             .await
             .map_err(StoreError::from)?;
         match store::turns::get(&mut conn, turn_id).await? {
-            Some(turn) if turn.thread_id == thread_id => {
-                Err(ApiError::Conflict(format!("turn {turn_id} is not active")))
-            }
+            Some(turn) if turn.thread_id == thread_id => Err(RuntimeError::Conflict(format!(
+                "turn {turn_id} is not active"
+            ))),
             _ => Err(turn_not_found(turn_id)),
         }
     }
@@ -543,7 +547,7 @@ impl TurnManager {
         store::turns::items_by_thread(&mut conn, thread_id).await
     }
 
-    async fn thread(&self, thread_id: &str) -> Result<ThreadRow, ApiError> {
+    async fn thread(&self, thread_id: &str) -> Result<ThreadRow, RuntimeError> {
         let mut conn = self
             .store
             .pool()
@@ -552,13 +556,13 @@ impl TurnManager {
             .map_err(StoreError::from)?;
         store::threads::get(&mut conn, thread_id)
             .await?
-            .ok_or_else(|| ApiError::NotFound(format!("thread {thread_id} not found")))
+            .ok_or_else(|| RuntimeError::NotFound(format!("thread {thread_id} not found")))
     }
 
-    fn claim(&self, thread_id: &str, turn: ActiveTurn) -> Result<(), ApiError> {
+    fn claim(&self, thread_id: &str, turn: ActiveTurn) -> Result<(), RuntimeError> {
         let mut active = self.lock();
         if active.contains_key(thread_id) {
-            return Err(ApiError::Conflict(format!(
+            return Err(RuntimeError::Conflict(format!(
                 "thread {thread_id} already has an active turn"
             )));
         }
@@ -594,7 +598,10 @@ fn usage_of(outcome: &Outcome) -> Usage {
     }
 }
 
-fn settings(thread: &ThreadRow, overrides: Option<&StartTurn>) -> Result<TurnSettings, ApiError> {
+fn settings(
+    thread: &ThreadRow,
+    overrides: Option<&StartTurn>,
+) -> Result<TurnSettings, RuntimeError> {
     let thread_tools = ThreadRecord::from(thread.clone()).dynamic_tools;
     let mut settings = TurnSettings {
         model: thread.model.clone(),
@@ -614,19 +621,19 @@ fn settings(thread: &ThreadRow, overrides: Option<&StartTurn>) -> Result<TurnSet
         }
         if let Some(model) = &o.model {
             if model.trim().is_empty() {
-                return Err(ApiError::bad_request("model must not be empty"));
+                return Err(RuntimeError::invalid("model must not be empty"));
             }
             settings.model = Some(model.trim().to_string());
         }
         if let Some(provider) = &o.model_provider {
             if provider.trim().is_empty() {
-                return Err(ApiError::bad_request("model_provider must not be empty"));
+                return Err(RuntimeError::invalid("model_provider must not be empty"));
             }
             settings.model_provider = Some(provider.trim().to_string());
         }
         if let Some(mode) = &o.mode {
             if !threads::MODES.contains(&mode.as_str()) {
-                return Err(ApiError::bad_request(format!(
+                return Err(RuntimeError::invalid(format!(
                     "mode must be one of {}",
                     threads::MODES.join(", ")
                 )));
@@ -730,8 +737,8 @@ fn request_id(payload: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn turn_not_found(turn_id: &str) -> ApiError {
-    ApiError::NotFound(format!("turn {turn_id} not found"))
+fn turn_not_found(turn_id: &str) -> RuntimeError {
+    RuntimeError::NotFound(format!("turn {turn_id} not found"))
 }
 
 fn truncate(text: &str, max_chars: usize) -> String {

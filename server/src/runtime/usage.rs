@@ -2,39 +2,21 @@
 //! model, provider or thread.
 
 use crate::{
-    error::ApiError,
     pricing::Pricing,
-    store::{Store, StoreError},
+    runtime::error::RuntimeError,
+    store::{self, Store, StoreError},
 };
-use protocol::{Usage, UsageBucket, UsageReport, UsageTotals};
-use serde::Deserialize;
+use protocol::{Usage, UsageBucket, UsageQuery, UsageReport, UsageTotals};
 use std::collections::BTreeMap;
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct UsageQuery {
-    pub since: Option<String>,
-    pub until: Option<String>,
-    pub group_by: Option<String>,
-}
-
-#[derive(sqlx::FromRow)]
-struct Row {
-    thread_id: String,
-    created_at: String,
-    effective_provider: Option<String>,
-    effective_model: Option<String>,
-    usage: String,
-}
 
 pub async fn report(
     store: &Store,
     pricing: &Pricing,
     query: UsageQuery,
-) -> Result<UsageReport, ApiError> {
+) -> Result<UsageReport, RuntimeError> {
     let group_by = query.group_by.clone().unwrap_or_else(|| "day".into());
     if !["day", "model", "provider", "thread"].contains(&group_by.as_str()) {
-        return Err(ApiError::bad_request(format!(
+        return Err(RuntimeError::invalid(format!(
             "group_by must be day, model, provider or thread (got {group_by:?})"
         )));
     }
@@ -50,19 +32,11 @@ pub async fn report(
         .transpose()?;
     if let (Some(since), Some(until)) = (&since, &until) {
         if since > until {
-            return Err(ApiError::bad_request("since must not be after until"));
+            return Err(RuntimeError::invalid("since must not be after until"));
         }
     }
-    let rows: Vec<Row> = sqlx::query_as(
-        "SELECT thread_id, created_at, effective_provider, effective_model, usage FROM turns
-         WHERE status NOT IN ('queued', 'in_progress')
-           AND (?1 IS NULL OR created_at >= ?1) AND (?2 IS NULL OR created_at <= ?2)",
-    )
-    .bind(&since)
-    .bind(&until)
-    .fetch_all(store.pool())
-    .await
-    .map_err(StoreError::from)?;
+    let rows =
+        store::usage::finished_turns(store.pool(), since.as_deref(), until.as_deref()).await?;
     let mut totals = UsageTotals::default();
     let mut buckets: BTreeMap<String, UsageTotals> = BTreeMap::new();
     for row in rows {
@@ -91,14 +65,14 @@ pub async fn report(
 }
 
 /// An RFC 3339 bound, normalized to the stored form (UTC, milliseconds).
-fn bound(value: &str, name: &str) -> Result<String, ApiError> {
+fn bound(value: &str, name: &str) -> Result<String, RuntimeError> {
     chrono::DateTime::parse_from_rfc3339(value)
         .map(|t| {
             t.with_timezone(&chrono::Utc)
                 .to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
         })
         .map_err(|_| {
-            ApiError::bad_request(format!(
+            RuntimeError::invalid(format!(
                 "{name} must be an RFC 3339 timestamp like 2026-04-01T00:00:00Z"
             ))
         })

@@ -9,10 +9,10 @@ use super::{
     pending::{detached, turn_event as event, Ask, PendingSet, Waited},
 };
 use crate::{
-    error::ApiError,
+    runtime::error::RuntimeError,
     store::{Store, StoreError},
 };
-use protocol::{Answer, AnswerUserInput, UserInputRequest};
+use protocol::{Answer, AnswerUserInput, UserInputAnswered, UserInputRequest};
 use serde_json::{json, Value};
 use std::{collections::HashSet, sync::Arc, time::Duration};
 
@@ -86,7 +86,7 @@ impl UserInputs {
         thread_id: &str,
         input_id: &str,
         body: AnswerUserInput,
-    ) -> Result<Value, ApiError> {
+    ) -> Result<UserInputAnswered, RuntimeError> {
         let inputs = Arc::clone(self);
         let (thread_id, input_id) = (thread_id.to_string(), input_id.to_string());
         detached(async move { inputs.settle(&thread_id, &input_id, body.answers).await }).await
@@ -97,8 +97,8 @@ impl UserInputs {
         thread_id: &str,
         input_id: &str,
         answers: Vec<Answer>,
-    ) -> Result<Value, ApiError> {
-        let not_found = || ApiError::NotFound(format!("no pending user input {input_id}"));
+    ) -> Result<UserInputAnswered, RuntimeError> {
+        let not_found = || RuntimeError::NotFound(format!("no pending user input {input_id}"));
         let claim = self.pending.claim(input_id).await.ok_or_else(not_found)?;
         let waiting = claim.waiting();
         if waiting.thread_id != thread_id {
@@ -117,7 +117,11 @@ impl UserInputs {
             )])
             .await?;
         let delivered = claim.settle(Some(answers));
-        Ok(json!({ "ok": true, "input_id": input_id, "delivered": delivered }))
+        Ok(UserInputAnswered {
+            ok: true,
+            input_id: input_id.to_string(),
+            delivered,
+        })
     }
 
     pub async fn pending_for(&self, thread_id: &str) -> Vec<Value> {
@@ -174,8 +178,8 @@ pub fn validate(request: &UserInputRequest) -> Result<(), String> {
 
 /// Every question answered exactly as it allows: a known option or free
 /// text when allowed, one answer unless multi-select.
-fn check_answers(request: &UserInputRequest, answers: &[Answer]) -> Result<(), ApiError> {
-    let bad = |message: String| Err(ApiError::BadRequest(message));
+fn check_answers(request: &UserInputRequest, answers: &[Answer]) -> Result<(), RuntimeError> {
+    let bad = |message: String| Err(RuntimeError::Invalid(message));
     let size: usize = answers.iter().map(|a| a.value.len() + a.label.len()).sum();
     if size > MAX_ANSWER_BYTES {
         return bad(format!("answers exceed {MAX_ANSWER_BYTES} bytes"));

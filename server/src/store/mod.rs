@@ -6,9 +6,10 @@ pub mod events;
 mod seq;
 pub mod threads;
 pub mod turns;
+pub mod usage;
 
 pub use events::{NewEvent, StoredEvent};
-pub use threads::{ThreadFilter, ThreadRow};
+pub use threads::{ArchiveScope, ThreadRow};
 
 use seq::SeqAllocator;
 use sqlx::{

@@ -57,19 +57,19 @@ const COLUMNS: &str = "id, created_at, updated_at, model, model_provider, worksp
 
 /// Which threads a listing covers.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub enum ThreadFilter {
+pub enum ArchiveScope {
     #[default]
     Active,
     All,
     ArchivedOnly,
 }
 
-impl ThreadFilter {
+impl ArchiveScope {
     fn sql(self) -> &'static str {
         match self {
-            ThreadFilter::Active => "archived = 0",
-            ThreadFilter::All => "archived IN (0, 1)",
-            ThreadFilter::ArchivedOnly => "archived = 1",
+            ArchiveScope::Active => "archived = 0",
+            ArchiveScope::All => "archived IN (0, 1)",
+            ArchiveScope::ArchivedOnly => "archived = 1",
         }
     }
 }
@@ -140,7 +140,7 @@ pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<ThreadR
 /// preview or model.
 pub async fn list(
     pool: &SqlitePool,
-    filter: ThreadFilter,
+    filter: ArchiveScope,
     search: Option<&str>,
     limit: i64,
 ) -> Result<Vec<ThreadRow>, StoreError> {

@@ -11,11 +11,15 @@ use axum::{
     Router,
 };
 use codewhale::{
-    auth::{RuntimeToken, WebAuth},
-    router,
-    runtime::engine::{Engine, NoProvider},
-    state::{AppState, RuntimeConfig},
-    store::Store,
+    http::{
+        auth::{RuntimeToken, WebAuth},
+        router,
+        state::{AppState, EdgeOptions},
+    },
+    runtime::{
+        engine::{Engine, NoProvider},
+        Runtime, RuntimeOptions,
+    },
 };
 use http_body_util::BodyExt;
 use std::{net::SocketAddr, sync::Arc};
@@ -48,7 +52,7 @@ impl Harness {
             Some(token),
             Some(web),
             capability,
-            codewhale::cors::origins(&[], &[]).unwrap(),
+            codewhale::http::cors::origins(&[], &[]).unwrap(),
             Arc::new(NoProvider),
         )
         .await;
@@ -64,14 +68,14 @@ impl Harness {
     /// `codewhale app-server --http --insecure-no-auth --cors-origin
     /// http://localhost:5173`, without providers.
     pub async fn no_auth() -> Self {
-        let cors = codewhale::cors::origins(&[CONFIGURED_ORIGIN.into()], &[]).unwrap();
+        let cors = codewhale::http::cors::origins(&[CONFIGURED_ORIGIN.into()], &[]).unwrap();
         Self::build(None, None, String::new(), cors, Arc::new(NoProvider)).await
     }
 
     /// `codewhale app-server --http` whose turns run `engine`.
     pub async fn with_engine(engine: Arc<dyn Engine>) -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
-        let cors = codewhale::cors::origins(&[], &[]).unwrap();
+        let cors = codewhale::http::cors::origins(&[], &[]).unwrap();
         Self::build(Some(token), None, String::new(), cors, engine).await
     }
 
@@ -83,19 +87,24 @@ impl Harness {
         engine: Arc<dyn Engine>,
     ) -> Self {
         let home = tempfile::tempdir().expect("temp dir");
-        let store = Arc::new(Store::open(home.path()).await.expect("store"));
-        let runtime = RuntimeConfig {
+        let runtime = Runtime::open(RuntimeOptions {
+            home: home.path().to_path_buf(),
+            engine,
+            pricing: Default::default(),
+            default_workspace: std::env::current_dir().unwrap(),
+            wait_timeout: WAIT_TIMEOUT,
+        })
+        .await
+        .expect("runtime");
+        let edge = EdgeOptions {
             bind_host: "127.0.0.1".into(),
             port: PORT,
             token,
+            web,
             cors_origins,
             allowed_hosts: vec![],
-            default_workspace: std::env::current_dir().unwrap(),
-            wait_timeout: WAIT_TIMEOUT,
-            pricing: Default::default(),
         };
-        let (state, stop) = AppState::new(runtime, web, store, engine);
-        std::mem::forget(stop); // streams live as long as the test
+        let state = AppState::new(Arc::new(runtime), edge);
         Self {
             app: router::app(state.clone()),
             clock: Default::default(),

@@ -2,12 +2,10 @@
 //! TurnContext, so tests exercise the runtime's records and events exactly
 //! as a model-backed engine would.
 
-use codewhale::{
-    error::ApiError,
-    runtime::{
-        engine::{Engine, Outcome, Route, TurnContext, TurnSettings},
-        turn_writer::ItemEnd,
-    },
+use codewhale::runtime::{
+    engine::{Engine, Outcome, Route, TurnContext, TurnSettings},
+    error::RuntimeError,
+    turn_writer::ItemEnd,
 };
 use futures::future::BoxFuture;
 use protocol::{ItemKind, ThreadRecord, Usage};
@@ -52,7 +50,7 @@ const USAGE: Usage = Usage {
 };
 
 impl Engine for Scripted {
-    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, ApiError> {
+    fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, RuntimeError> {
         Ok(Route::default())
     }
 

@@ -1,0 +1,33 @@
+//! The subcommands that run something: each reads flags and config, builds
+//! one `Runtime` and hands it to its transport.
+
+pub mod app_server;
+pub mod exec;
+pub mod web;
+
+use crate::{
+    agent::Agent, config::Config, error::RunError, pricing::Pricing, runtime::RuntimeOptions,
+};
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+/// The runtime every command runs: the real agent and prices from
+/// config.toml, the store under `home`.
+pub fn runtime_options(
+    home: PathBuf,
+    config: &Config,
+    default_workspace: PathBuf,
+    wait_timeout: Duration,
+) -> RuntimeOptions {
+    RuntimeOptions {
+        home,
+        engine: Arc::new(Agent::from_config(config)),
+        pricing: Pricing::from_config(config),
+        default_workspace,
+        wait_timeout,
+    }
+}
+
+/// The directory codewhale was started in: where new threads work.
+pub fn current_dir() -> Result<PathBuf, RunError> {
+    std::env::current_dir().map_err(|e| RunError::Config(e.to_string()))
+}

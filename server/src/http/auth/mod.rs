@@ -1,0 +1,28 @@
+//! Authentication: runtime tokens, the `codewhale web` bootstrap exchange and
+//! session, and the middleware that applies one set of rules to every route.
+
+mod credentials;
+mod host;
+mod middleware;
+mod secret;
+mod viewer;
+mod web_session;
+
+pub use host::{check_host, HostPolicy};
+pub use middleware::authenticate;
+pub use secret::{random_secret, RuntimeToken};
+pub use viewer::Viewer;
+pub use web_session::{BootstrapRefusal, WebAuth, WEB_SESSION_COOKIE};
+
+/// Who may ask, and from where: what `check_host` and `authenticate`
+/// enforce, fixed when the process starts.
+pub struct Gate {
+    /// `None` only for an explicitly insecure loopback server.
+    pub token: Option<RuntimeToken>,
+    /// Present in `codewhale web` mode only.
+    pub web: Option<WebAuth>,
+    /// CORS origins: the built-in allow-list plus configured ones.
+    pub cors_origins: Vec<String>,
+    /// The `Host` names requests may carry (DNS-rebinding defence).
+    pub hosts: HostPolicy,
+}

@@ -1,0 +1,10 @@
+//! Plain axum routes; each area exposes `fn router() -> Router<AppState>`.
+
+pub mod approvals;
+pub mod bootstrap;
+pub mod info;
+pub mod threads;
+pub mod tool_calls;
+pub mod turns;
+pub mod usage;
+pub mod user_input;

@@ -1,0 +1,77 @@
+//! What every handler can reach: the runtime, the gate the auth layers
+//! enforce, and the facts of this server.
+
+use crate::{
+    http::auth::{Gate, HostPolicy, RuntimeToken, WebAuth},
+    runtime::Runtime,
+};
+use axum::extract::FromRef;
+use leptos::config::LeptosOptions;
+use protocol::Workbench;
+use std::{net::SocketAddr, sync::Arc};
+
+#[derive(Clone, FromRef)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub runtime: Arc<Runtime>,
+    pub gate: Arc<Gate>,
+    pub listen: Arc<Listen>,
+    pub workbench: Workbench,
+}
+
+/// Where this server listens, as `/v1/runtime/info` reports it.
+pub struct Listen {
+    pub bind_host: String,
+    pub port: u16,
+}
+
+/// How the HTTP edge is set up, besides the runtime.
+pub struct EdgeOptions {
+    pub bind_host: String,
+    pub port: u16,
+    /// `None` only for an explicitly insecure loopback server.
+    pub token: Option<RuntimeToken>,
+    /// Present in `codewhale web` mode only.
+    pub web: Option<WebAuth>,
+    /// CORS origins (built-in plus configured; `cors::origins`).
+    pub cors_origins: Vec<String>,
+    /// Host names accepted besides the loopback names and the bind host
+    /// (`--allowed-host`, `[runtime_api] allowed_hosts`).
+    pub allowed_hosts: Vec<String>,
+}
+
+impl AppState {
+    pub fn new(runtime: Arc<Runtime>, edge: EdgeOptions) -> Self {
+        let bind_address = format!("{}:{}", edge.bind_host, edge.port);
+        let leptos_options = LeptosOptions::builder()
+            .output_name(app::OUTPUT_NAME)
+            .site_pkg_dir("pkg")
+            .site_addr(
+                bind_address
+                    .parse::<SocketAddr>()
+                    .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], edge.port))),
+            )
+            .build();
+        let workbench = Workbench {
+            codewhale_version: env!("CARGO_PKG_VERSION").into(),
+            bind_address,
+            workspace: runtime.default_workspace().display().to_string(),
+        };
+        let gate = Gate {
+            hosts: HostPolicy::new(&edge.bind_host, &edge.allowed_hosts),
+            token: edge.token,
+            web: edge.web,
+            cors_origins: edge.cors_origins,
+        };
+        AppState {
+            leptos_options,
+            runtime,
+            gate: Arc::new(gate),
+            listen: Arc::new(Listen {
+                bind_host: edge.bind_host,
+                port: edge.port,
+            }),
+            workbench,
+        }
+    }
+}

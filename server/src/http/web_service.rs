@@ -1,0 +1,109 @@
+//! The runtime as the Leptos app sees it (`app::service::RuntimeService`):
+//! each call is a `Runtime` operation, its error mapped to the app's typed
+//! error here and only here. It is handed to the app for signed-in
+//! requests only (`provide_for_viewer`).
+
+use crate::{
+    http::auth::Viewer,
+    runtime::{error::RuntimeError, Runtime},
+};
+use app::service::{Reply, RuntimeService, ServiceError};
+use protocol::{
+    AnswerUserInput, ApprovalDecided, CreateThread, DecideApproval, ListThreads, PatchThread,
+    ProviderModels, StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord,
+    TurnStarted, UsageOverview, UserInputAnswered, Workbench,
+};
+use std::sync::Arc;
+
+pub struct WebService {
+    pub runtime: Arc<Runtime>,
+    pub workbench: Workbench,
+}
+
+impl WebService {
+    /// Runs inside every page render and server function: the app gets the
+    /// runtime only if the auth middleware found a signed-in viewer, so a
+    /// visitor's server-function call is a 401 without any check of its own.
+    pub fn provide_for_viewer(service: &Arc<dyn RuntimeService>) {
+        if Viewer::current().is_authenticated() {
+            leptos::prelude::provide_context(service.clone());
+        }
+    }
+}
+
+/// The Leptos edge's one mapping of runtime errors.
+pub fn service_error(error: RuntimeError) -> ServiceError {
+    if let Some(detail) = error.internal_detail() {
+        tracing::error!(error = %detail, "a server function failed");
+    }
+    ServiceError::new(error.kind().status(), error.to_string())
+}
+
+fn reply<'a, T: Send + 'a>(
+    work: impl std::future::Future<Output = Result<T, RuntimeError>> + Send + 'a,
+) -> Reply<'a, T> {
+    Box::pin(async move { work.await.map_err(service_error) })
+}
+
+impl RuntimeService for WebService {
+    fn threads(&self, query: ListThreads) -> Reply<'_, Vec<ThreadSummary>> {
+        reply(async move { self.runtime.thread_summaries(&query).await })
+    }
+
+    fn thread(&self, id: String) -> Reply<'_, ThreadDetail> {
+        reply(async move { self.runtime.thread(&id).await })
+    }
+
+    fn create_thread(&self, request: CreateThread) -> Reply<'_, ThreadRecord> {
+        reply(self.runtime.create_thread(request))
+    }
+
+    fn patch_thread(&self, id: String, patch: PatchThread) -> Reply<'_, ThreadRecord> {
+        reply(async move { self.runtime.patch_thread(&id, patch).await })
+    }
+
+    fn fork_thread(&self, id: String) -> Reply<'_, ThreadRecord> {
+        reply(async move { self.runtime.fork_thread(&id).await })
+    }
+
+    fn start_turn(&self, id: String, request: StartTurn) -> Reply<'_, TurnStarted> {
+        reply(async move { self.runtime.start_turn(&id, request).await })
+    }
+
+    fn steer_turn(&self, id: String, turn: String, request: SteerTurn) -> Reply<'_, TurnRecord> {
+        reply(async move { self.runtime.steer_turn(&id, &turn, request).await })
+    }
+
+    fn interrupt_turn(&self, id: String, turn: String) -> Reply<'_, TurnRecord> {
+        reply(async move { self.runtime.interrupt_turn(&id, &turn).await })
+    }
+
+    fn decide_approval(&self, id: String, decision: DecideApproval) -> Reply<'_, ApprovalDecided> {
+        reply(async move { self.runtime.decide_approval(&id, decision).await })
+    }
+
+    fn answer_user_input(
+        &self,
+        thread: String,
+        input: String,
+        answers: AnswerUserInput,
+    ) -> Reply<'_, UserInputAnswered> {
+        reply(async move {
+            self.runtime
+                .answer_user_input(&thread, &input, answers)
+                .await
+        })
+    }
+
+    fn usage_overview(&self, days: u32) -> Reply<'_, UsageOverview> {
+        reply(self.runtime.usage_overview(days))
+    }
+
+    fn providers(&self) -> Vec<ProviderModels> {
+        self.runtime.providers()
+    }
+
+    fn workbench(&self) -> Workbench {
+        self.workbench.clone()
+    }
+}

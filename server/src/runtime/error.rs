@@ -1,0 +1,48 @@
+//! What can go wrong in a runtime operation, said in domain terms. The HTTP
+//! edge (`http::error`) and the Leptos edge (`http::web_service`) each map
+//! it to their own shape in one place; `kind()` is what both map from.
+
+use crate::store::StoreError;
+use protocol::ErrorKind;
+
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// The request is malformed or asks for something impossible.
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0}")]
+    NotFound(String),
+    /// The request is fine but the thread or turn is in the wrong state.
+    #[error("{0}")]
+    Conflict(String),
+    /// Logged in full by the edge; the client sees only a generic message.
+    #[error("internal error")]
+    Store(#[from] StoreError),
+    /// A settlement task died before it could answer (a bug, logged).
+    #[error("the request could not be settled")]
+    Unsettled,
+}
+
+impl RuntimeError {
+    pub fn invalid(message: impl Into<String>) -> Self {
+        RuntimeError::Invalid(message.into())
+    }
+
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            RuntimeError::Invalid(_) => ErrorKind::Invalid,
+            RuntimeError::NotFound(_) => ErrorKind::NotFound,
+            RuntimeError::Conflict(_) => ErrorKind::Conflict,
+            RuntimeError::Store(_) | RuntimeError::Unsettled => ErrorKind::Internal,
+        }
+    }
+
+    /// Internal failures, for the edge to log (never sent to clients).
+    pub fn internal_detail(&self) -> Option<String> {
+        match self {
+            RuntimeError::Store(error) => Some(error.to_string()),
+            RuntimeError::Unsettled => Some(self.to_string()),
+            _ => None,
+        }
+    }
+}
