@@ -119,7 +119,7 @@ async fn fill(store: &Store, thread: &str, n: usize, per_tx: usize) {
         for i in 0..batch {
             tx.append(NewEvent::thread(
                 thread,
-                "item.delta",
+                protocol::EventName::ItemDelta,
                 json!({"delta": format!("token {i} "), "kind": "agent_message"}),
             ))
             .await
@@ -374,7 +374,7 @@ async fn many_subscribers() {
         let sent_us = epoch.elapsed().as_micros() as u64;
         tx.append(NewEvent::thread(
             &thread.id,
-            "item.delta",
+            protocol::EventName::ItemDelta,
             json!({ "sent_us": sent_us }),
         ))
         .await

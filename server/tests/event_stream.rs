@@ -22,7 +22,7 @@ async fn append(h: &Harness, thread: &str, n: usize) -> Vec<i64> {
     let mut seqs = Vec::new();
     for i in 0..n {
         let mut tx = h.state.runtime.store().begin_write().await.unwrap();
-        let event = NewEvent::thread(thread, "turn.lifecycle", json!({ "n": i }));
+        let event = NewEvent::thread(thread, protocol::EventName::TurnSteered, json!({ "n": i }));
         seqs.push(tx.append(event).await.unwrap());
         tx.commit().await.unwrap();
     }
@@ -142,9 +142,13 @@ async fn no_gap_and_no_duplicate_while_history_and_live_overlap() {
             for i in 0..300 {
                 let mut tx = store.begin_write().await.unwrap();
                 seqs.push(
-                    tx.append(NewEvent::thread(&id, "item.delta", json!({ "i": i })))
-                        .await
-                        .unwrap(),
+                    tx.append(NewEvent::thread(
+                        &id,
+                        protocol::EventName::ItemDelta,
+                        json!({ "i": i }),
+                    ))
+                    .await
+                    .unwrap(),
                 );
                 tx.commit().await.unwrap();
             }
@@ -212,9 +216,13 @@ async fn a_lagging_subscriber_catches_up_from_the_store() {
     for _ in 0..2000 {
         let mut tx = h.state.runtime.store().begin_write().await.unwrap();
         expected.push(
-            tx.append(NewEvent::thread(&id, "item.delta", json!({ "delta": big })))
-                .await
-                .unwrap(),
+            tx.append(NewEvent::thread(
+                &id,
+                protocol::EventName::ItemDelta,
+                json!({ "delta": big }),
+            ))
+            .await
+            .unwrap(),
         );
         tx.commit().await.unwrap();
     }
@@ -265,7 +273,7 @@ async fn handoff_is_lossless_with_commits_injected_at_every_race_window() {
                     let seq = tx
                         .append(NewEvent::thread(
                             &id,
-                            "turn.lifecycle",
+                            protocol::EventName::TurnSteered,
                             json!({ "window": format!("{window:?}") }),
                         ))
                         .await

@@ -4,7 +4,7 @@ use codewhale::store::{NewEvent, Store, StoreError};
 use serde_json::json;
 
 fn event(thread: &str) -> NewEvent {
-    NewEvent::thread(thread, "turn.lifecycle", json!({}))
+    NewEvent::thread(thread, protocol::EventName::TurnSteered, json!({}))
 }
 
 #[tokio::test]

@@ -462,7 +462,10 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
         turn.error.as_deref(),
         Some("Interrupted by process restart")
     );
-    assert!(detail.items.iter().all(|i| i.status != "in_progress"));
+    assert!(detail
+        .items
+        .iter()
+        .all(|i| i.status != protocol::ItemStatus::InProgress));
     let events = codewhale::store::events::after(store.pool(), &thread.id, 0, 1000)
         .await
         .unwrap();

@@ -1,6 +1,6 @@
 use crate::{
     live::Entry,
-    protocol::{ItemKind, TurnItemRecord},
+    protocol::{ItemKind, ItemStatus, TurnItemRecord},
 };
 use leptos::prelude::*;
 use serde_json::Value;
@@ -26,13 +26,13 @@ pub fn receipt(entry: Entry, record: &TurnItemRecord, (node, open): Disclosure) 
         ItemKind::FileChange => "File change",
         _ => "Tool",
     };
-    let running = record.status == "in_progress";
+    let running = record.status == ItemStatus::InProgress;
     view! {
         <details class="receipt" data-test="receipt" node_ref=node open=open>
             <summary>
                 <span class="receipt-kind">{label}</span>
                 <span class="receipt-summary">{record.summary.clone()}</span>
-                <span class=format!("status status-{}", record.status)>{record.status.clone()}</span>
+                <span class=format!("status status-{}", record.status.as_str())>{record.status.as_str()}</span>
             </summary>
             {details(record.kind, &record.metadata)}
             <pre class="output">{text(entry, running)}</pre>

@@ -3,7 +3,7 @@ use crate::page_data::RailRefresh;
 use crate::{
     api::{fork_thread, update_thread},
     live::{Connection, Live},
-    protocol::PatchThread,
+    protocol::{Mode, PatchThread},
 };
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
@@ -16,8 +16,8 @@ pub fn ThreadHeader() -> AnyView {
     let title =
         move || thread.with(|t| t.title.clone().unwrap_or_else(|| "Untitled thread".into()));
     let posture = move || {
-        thread.with(|t| match (t.mode.as_str(), t.auto_approve) {
-            ("yolo", _) => "Full access",
+        thread.with(|t| match (t.mode, t.auto_approve) {
+            (Mode::Yolo, _) => "Full access",
             (_, true) => "Auto-approve",
             _ => "Ask",
         })
@@ -31,7 +31,7 @@ pub fn ThreadHeader() -> AnyView {
             <ul class="chips" aria-label="Thread facts">
                 <li class="chip" title="Workspace">{move || thread.with(|t| t.workspace.clone().unwrap_or_default())}</li>
                 <li class="chip" title="Model">{move || thread.with(|t| t.model.clone().unwrap_or_else(|| "default model".into()))}</li>
-                <li class="chip" title="Mode">{move || thread.with(|t| t.mode.clone())}</li>
+                <li class="chip" title="Mode">{move || thread.with(|t| t.mode.as_str())}</li>
                 <li class="chip" title="Permissions" data-test="posture">{posture}</li>
             </ul>
             <ThreadActions />

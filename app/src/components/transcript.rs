@@ -2,7 +2,7 @@ use super::receipt::{receipt, text, Disclosure};
 use crate::{
     live::{Entry, Live},
     markdown,
-    protocol::{ItemKind, TurnItemRecord},
+    protocol::{ItemKind, ItemStatus, TurnItemRecord},
 };
 use leptos::prelude::*;
 
@@ -64,7 +64,10 @@ pub fn Transcript() -> AnyView {
 /// its record changes and streams its text into one text node.
 #[component]
 fn ItemView(entry: Entry) -> AnyView {
-    if entry.record.with_untracked(|r| r.status != "in_progress") {
+    if entry
+        .record
+        .with_untracked(|r| r.status != ItemStatus::InProgress)
+    {
         return entry
             .record
             .with_untracked(|r| item(entry, r, Disclosure::default()));
@@ -80,7 +83,7 @@ fn ItemView(entry: Entry) -> AnyView {
 
 fn item(entry: Entry, record: &TurnItemRecord, details: Disclosure) -> AnyView {
     let kind = record.kind;
-    let running = record.status == "in_progress";
+    let running = record.status == ItemStatus::InProgress;
     let body = match kind {
         ItemKind::UserMessage => view! { <div class="bubble user"><p class="plain">{text(entry, running)}</p></div> }.into_any(),
         ItemKind::AgentMessage => view! { <div class="bubble agent">{message(entry, running)}</div> }.into_any(),
@@ -95,7 +98,7 @@ fn item(entry: Entry, record: &TurnItemRecord, details: Disclosure) -> AnyView {
         }.into_any(),
         _ => receipt(entry, record, details),
     };
-    view! { <div class="item" data-kind=kind.as_str() data-status=record.status.clone() data-test="item">{body}</div> }
+    view! { <div class="item" data-kind=kind.as_str() data-status=record.status.as_str() data-test="item">{body}</div> }
         .into_any()
 }
 

@@ -2,7 +2,9 @@
 //! event applied in order. Item text lives in its own signal so a delta
 //! re-renders one text node, not the transcript.
 
-use crate::protocol::{EventEnvelope, ThreadDetail, ThreadRecord, TurnItemRecord, TurnRecord};
+use crate::protocol::{
+    EventEnvelope, EventName, ThreadDetail, ThreadRecord, TurnItemRecord, TurnRecord,
+};
 use leptos::prelude::*;
 use serde_json::Value;
 
@@ -135,24 +137,31 @@ impl Live {
         }
         self.cursor.set(event.seq);
         let payload = &event.payload;
-        match event.event.as_str() {
-            "thread.updated" => self.set_thread(payload),
-            "turn.started" | "turn.completed" => self.set_turn(payload),
-            "item.started" | "item.completed" | "item.failed" | "item.interrupted" => {
+        // Names this build does not know (a newer server's) change nothing.
+        let Some(name) = EventName::parse(&event.event) else {
+            return Applied::Fresh;
+        };
+        use EventName as E;
+        match name {
+            E::ThreadUpdated => self.set_thread(payload),
+            E::TurnStarted | E::TurnCompleted => self.set_turn(payload),
+            E::ItemStarted | E::ItemCompleted | E::ItemFailed | E::ItemInterrupted => {
                 self.set_item(payload)
             }
-            "item.delta" => self.append(event.item_id.as_deref(), payload),
-            "approval.required" => push(self.approvals, payload),
-            "approval.decided" => remove(self.approvals, payload, "approval_id"),
-            "user_input.required" => push(self.inputs, payload),
-            "user_input.answered" | "user_input.canceled" => {
-                remove(self.inputs, payload, "input_id")
-            }
-            "tool_call.requested" => push(self.tool_calls, payload),
-            "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled" => {
+            E::ItemDelta => self.append(event.item_id.as_deref(), payload),
+            E::ApprovalRequired => push(self.approvals, payload),
+            E::ApprovalDecided => remove(self.approvals, payload, "approval_id"),
+            E::UserInputRequired => push(self.inputs, payload),
+            E::UserInputAnswered | E::UserInputCanceled => remove(self.inputs, payload, "input_id"),
+            E::ToolCallRequested => push(self.tool_calls, payload),
+            E::ToolCallResolved | E::ToolCallTimeout | E::ToolCallCanceled => {
                 remove(self.tool_calls, payload, "call_id")
             }
-            _ => {}
+            E::ThreadStarted
+            | E::ThreadForked
+            | E::TurnSteered
+            | E::TurnInterruptRequested
+            | E::ApprovalTimeout => {}
         }
         Applied::Fresh
     }
@@ -321,8 +330,8 @@ mod tests {
         assert_eq!(kept.text, shown.text, "the rendered entry is kept");
         assert_eq!(shown.text.get_untracked(), "Hello");
         assert_eq!(
-            shown.record.with_untracked(|r| r.status.clone()),
-            "completed"
+            shown.record.with_untracked(|r| r.status),
+            crate::protocol::ItemStatus::Completed
         );
         assert_eq!(live.cursor.get_untracked(), 20);
     }

@@ -6,7 +6,7 @@
 //! events of a thread no longer selected are never applied.
 
 use super::state::{Applied, Connection, Live};
-use crate::protocol::EventEnvelope;
+use crate::protocol::{EventEnvelope, EventName};
 use leptos::{
     prelude::*,
     wasm_bindgen::{closure::Closure, JsCast},
@@ -14,33 +14,6 @@ use leptos::{
 };
 use std::{cell::RefCell, rc::Rc};
 
-/// Every event name the runtime emits (SSE named events need a listener each).
-const EVENTS: [&str; 24] = [
-    "thread.started",
-    "thread.updated",
-    "thread.forked",
-    "turn.started",
-    "turn.lifecycle",
-    "turn.steered",
-    "turn.interrupt_requested",
-    "turn.completed",
-    "item.started",
-    "item.delta",
-    "item.completed",
-    "item.failed",
-    "item.interrupted",
-    "approval.required",
-    "approval.decided",
-    "approval.timeout",
-    "user_input.required",
-    "user_input.answered",
-    "user_input.canceled",
-    "tool_call.requested",
-    "tool_call.resolved",
-    "tool_call.timeout",
-    "tool_call.canceled",
-    "sandbox.denied",
-];
 const MAX_BACKOFF_MS: i32 = 10_000;
 
 struct Stream {
@@ -95,13 +68,17 @@ fn open(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
             live.connection.set(Connection::Live);
             match live.apply(&event) {
                 Applied::Gap => resync(live, stream.clone(), on_turn_end),
-                Applied::Fresh if event.event == "turn.completed" => on_turn_end.run(()),
+                Applied::Fresh if event.event == EventName::TurnCompleted.as_str() => {
+                    on_turn_end.run(())
+                }
                 _ => {}
             }
         })
     };
-    for name in EVENTS {
-        let _ = source.add_event_listener_with_callback(name, on_event.as_ref().unchecked_ref());
+    // SSE named events need a listener each: one per name the runtime emits.
+    for name in EventName::ALL {
+        let _ = source
+            .add_event_listener_with_callback(name.as_str(), on_event.as_ref().unchecked_ref());
     }
     on_event.forget();
     let on_open = Closure::<dyn FnMut()>::new(move || live.connection.set(Connection::Live));

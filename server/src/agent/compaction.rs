@@ -5,7 +5,13 @@
 //! `context_compaction` item, and the chat continues from the summary plus
 //! the recent messages. Later turns start from the latest summary (see
 //! `conversation`).
+//!
+//! The policy and the summarizer's input and output are plain functions;
+//! `compact` at the end runs the summary as a model call within a turn.
 
+use super::model_call::{add, call, Answer, Model};
+use crate::runtime::engine::{TurnContext, TurnInput};
+use protocol::{ItemKind, Usage};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 
@@ -159,6 +165,88 @@ fn clip(text: &str, max: usize) -> String {
         Some((cut, _)) => format!("{}…", &text[..cut]),
         None => text.to_string(),
     }
+}
+
+/// Why a compaction runs.
+pub(super) struct Trigger {
+    pub(super) auto: bool,
+    pub(super) reason: Option<String>,
+    /// The chat's size when it was decided.
+    pub(super) tokens: u64,
+}
+
+pub(super) enum Stop {
+    Interrupted,
+    Failed(String),
+}
+
+/// Summarizes the chat before its kept tail (all of it, when asked by
+/// hand) into a context_compaction item, then continues from the summary.
+/// Returns false when there was nothing to summarize.
+pub(super) async fn compact(
+    model: &Model,
+    turn: &mut TurnContext,
+    messages: &mut Vec<serde_json::Value>,
+    trigger: Trigger,
+    usage: &mut Usage,
+) -> Result<bool, Stop> {
+    let keep = if trigger.auto {
+        keep_from(messages)
+    } else {
+        messages.len()
+    };
+    let older = &messages[..keep];
+    if !older
+        .iter()
+        .any(|m| m["role"] == "user" || m["role"] == "assistant")
+    {
+        return Ok(false);
+    }
+    let body = json!({
+        "model": model.provider.model,
+        "messages": summary_request(older, trigger.reason.as_deref()),
+        "stream": true,
+        "stream_options": { "include_usage": true },
+        "max_tokens": SUMMARY_MAX_TOKENS,
+    });
+    let answer = Answer {
+        kind: ItemKind::ContextCompaction,
+        summary: if trigger.auto {
+            "Compacted the conversation automatically".into()
+        } else {
+            "Compacted the conversation".into()
+        },
+        metadata: Some(json!({
+            "auto": trigger.auto,
+            "reason": trigger.reason,
+            "tokens_before": trigger.tokens,
+            "context_window": model.policy.window,
+            "threshold": model.policy.threshold(),
+            "messages_summarized": keep,
+        })),
+    };
+    let reply = tokio::select! {
+        reply = call(&model.client, &model.provider, &body, &turn.items, &answer) => reply,
+        _ = turn.interrupt.changed() => return Err(Stop::Interrupted),
+    };
+    let reply = reply.map_err(|e| Stop::Failed(e.to_string()))?;
+    add(usage, &reply.usage);
+    if reply.text.trim().is_empty() {
+        return Err(Stop::Failed("the model returned an empty summary".into()));
+    }
+    let prompt = match &turn.input {
+        TurnInput::Prompt(prompt) => Some(json!({ "role": "user", "content": prompt })),
+        TurnInput::Compact { .. } => None,
+    };
+    let tail = &messages[keep..];
+    let prompt = prompt.filter(|p| !tail.contains(p));
+    *messages = rebuild(
+        turn.thread.system_prompt.as_deref(),
+        &reply.text,
+        prompt.as_ref(),
+        tail,
+    );
+    Ok(true)
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The chat a model sees: the thread's system prompt, then its user and
 //! agent messages in order, starting after the latest compaction summary.
 
-use protocol::{ItemKind, ThreadRecord, TurnItemRecord};
+use protocol::{ItemKind, ItemStatus, ThreadRecord, TurnItemRecord};
 use serde_json::{json, Value};
 
 /// The chat for a new turn: the system prompt (with the latest compaction
@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 pub fn messages(thread: &ThreadRecord, history: &[TurnItemRecord]) -> Vec<Value> {
     let summary_at = history.iter().rposition(|item| {
         item.kind == ItemKind::ContextCompaction
-            && item.status == "completed"
+            && item.status == ItemStatus::Completed
             && item.detail.as_deref().is_some_and(|d| !d.is_empty())
     });
     let summary = summary_at.and_then(|at| history[at].detail.as_deref());
@@ -29,7 +29,7 @@ pub fn messages(thread: &ThreadRecord, history: &[TurnItemRecord]) -> Vec<Value>
             ItemKind::AgentMessage => "assistant",
             _ => continue,
         };
-        if item.status == "completed" {
+        if item.status == ItemStatus::Completed {
             if let Some(text) = item.detail.as_deref().filter(|t| !t.is_empty()) {
                 messages.push(json!({ "role": role, "content": text }));
             }
@@ -61,7 +61,7 @@ mod tests {
             id: "item_1".into(),
             turn_id: "turn_1".into(),
             kind,
-            status: status.into(),
+            status: ItemStatus::parse(status).unwrap(),
             summary: String::new(),
             detail: Some(text.into()),
             metadata: json!({}),

@@ -12,7 +12,7 @@ use crate::{
     home,
     runtime::{error::RuntimeError, stream::Cursor, Runtime},
 };
-use protocol::{CreateThread, StartTurn};
+use protocol::{CreateThread, EventName, StartTurn};
 use serde_json::Value;
 use std::{io::Write, process::ExitCode, time::Duration};
 
@@ -71,7 +71,7 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode, RunError> {
             OutputFormat::StreamJson => println!("{}", frame.data),
             OutputFormat::Text => show(&envelope),
         }
-        if frame.event == "turn.completed" {
+        if frame.event == EventName::TurnCompleted.as_str() {
             break envelope["payload"]["turn"]["status"]
                 .as_str()
                 .map(str::to_string);
@@ -90,12 +90,15 @@ pub async fn run(args: ExecArgs) -> Result<ExitCode, RunError> {
 /// on stderr.
 fn show(envelope: &Value) {
     let payload = &envelope["payload"];
-    match envelope["event"].as_str().unwrap_or_default() {
-        "item.delta" if payload["kind"] == "agent_message" => {
+    let Some(name) = envelope["event"].as_str().and_then(EventName::parse) else {
+        return;
+    };
+    match name {
+        EventName::ItemDelta if payload["kind"] == "agent_message" => {
             print!("{}", payload["delta"].as_str().unwrap_or_default());
             let _ = std::io::stdout().flush();
         }
-        "item.completed" | "item.failed" => {
+        EventName::ItemCompleted | EventName::ItemFailed => {
             let item = &payload["item"];
             match item["kind"].as_str().unwrap_or_default() {
                 "agent_message" => println!(),
@@ -111,10 +114,10 @@ fn show(envelope: &Value) {
                 _ => {}
             }
         }
-        "approval.decided" if payload["decision"] == "deny" => {
+        EventName::ApprovalDecided if payload["decision"] == "deny" => {
             eprintln!("(denied: pass --auto-approve to allow writes and commands)");
         }
-        "turn.completed" => {
+        EventName::TurnCompleted => {
             let turn = &payload["turn"];
             if let Some(error) = turn["error"].as_str() {
                 eprintln!("turn {}: {error}", turn["status"].as_str().unwrap_or(""));

@@ -12,7 +12,7 @@ use crate::{
     runtime::error::RuntimeError,
     store::{self, NewEvent, Store, StoreError},
 };
-use protocol::{ApprovalDecided, DecideApproval};
+use protocol::{ApprovalDecided, DecideApproval, EventName};
 use serde_json::{json, Value};
 use std::{sync::Arc, time::Duration};
 
@@ -60,9 +60,9 @@ impl Approvals {
             "intent_summary": request.intent_summary,
         });
         if auto {
-            let required = event(thread_id, turn_id, "approval.required", view);
+            let required = event(thread_id, turn_id, EventName::ApprovalRequired, view);
             let decided = json!({ "approval_id": approval_id, "decision": "allow", "auto": true });
-            let decided = event(thread_id, turn_id, "approval.decided", decided);
+            let decided = event(thread_id, turn_id, EventName::ApprovalDecided, decided);
             self.pending.commit(vec![required, decided]).await?;
             return Ok(Decision::Allow);
         }
@@ -70,7 +70,7 @@ impl Approvals {
             id: approval_id.clone(),
             thread_id: thread_id.to_string(),
             turn_id: turn_id.to_string(),
-            event: "approval.required",
+            event: EventName::ApprovalRequired,
             view,
         };
         let timeout_secs = self.timeout.as_secs();
@@ -81,13 +81,13 @@ impl Approvals {
                     event(
                         thread_id,
                         turn_id,
-                        "approval.timeout",
+                        EventName::ApprovalTimeout,
                         json!({ "approval_id": approval_id, "timeout_secs": timeout_secs }),
                     ),
                     event(
                         thread_id,
                         turn_id,
-                        "approval.decided",
+                        EventName::ApprovalDecided,
                         json!({ "approval_id": approval_id, "decision": "deny", "timeout": true }),
                     ),
                 ]
@@ -132,7 +132,7 @@ impl Approvals {
         tx.append(event(
             thread_id,
             turn_id,
-            "approval.decided",
+            EventName::ApprovalDecided,
             json!({ "approval_id": approval_id, "decision": decision, "remember": remember }),
         ))
         .await?;
@@ -145,7 +145,7 @@ impl Approvals {
                     let record = protocol::ThreadRecord::from(thread);
                     tx.append(NewEvent::thread(
                         thread_id,
-                        "thread.updated",
+                        EventName::ThreadUpdated,
                         json!({ "thread": record, "changed": ["auto_approve"] }),
                     ))
                     .await?;
@@ -182,7 +182,7 @@ impl Approvals {
                 vec![event(
                     &waiting.thread_id,
                     &waiting.turn_id,
-                    "approval.decided",
+                    EventName::ApprovalDecided,
                     json!({ "approval_id": id, "decision": "deny", "canceled": true, "terminal": true }),
                 )]
             })

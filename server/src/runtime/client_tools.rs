@@ -13,7 +13,9 @@ use crate::{
     runtime::error::RuntimeError,
     store::{Store, StoreError},
 };
-use protocol::{DynamicToolCall, DynamicToolResult, DynamicToolSpec, ToolResultAccepted};
+use protocol::{
+    DynamicToolCall, DynamicToolResult, DynamicToolSpec, EventName, ToolResultAccepted,
+};
 use serde_json::{json, Value};
 use std::{collections::HashSet, sync::Arc, time::Duration};
 
@@ -85,7 +87,7 @@ impl ClientTools {
             id: call_id.clone(),
             thread_id: thread_id.to_string(),
             turn_id: turn_id.to_string(),
-            event: "tool_call.requested",
+            event: EventName::ToolCallRequested,
             view,
         };
         let timeout_secs = self.timeout.as_secs();
@@ -96,7 +98,7 @@ impl ClientTools {
                 vec![event(
                     thread_id,
                     turn_id,
-                    "tool_call.timeout",
+                    EventName::ToolCallTimeout,
                     lifecycle(
                         &call_id,
                         w,
@@ -145,7 +147,7 @@ impl ClientTools {
                 .commit(vec![event(
                     &thread_id,
                     &turn_id,
-                    "tool_call.resolved",
+                    EventName::ToolCallResolved,
                     payload,
                 )])
                 .await?;
@@ -169,7 +171,7 @@ impl ClientTools {
                 vec![event(
                     &waiting.thread_id,
                     &waiting.turn_id,
-                    "tool_call.canceled",
+                    EventName::ToolCallCanceled,
                     lifecycle(
                         id,
                         waiting,

@@ -11,7 +11,7 @@ use super::{
 };
 use crate::runtime::error::RuntimeError;
 use futures::future::BoxFuture;
-use protocol::{DynamicToolSpec, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
+use protocol::{DynamicToolSpec, Mode, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
 use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
@@ -27,7 +27,7 @@ pub enum TurnInput {
 pub struct TurnSettings {
     pub model: Option<String>,
     pub model_provider: Option<String>,
-    pub mode: String,
+    pub mode: Mode,
     pub allow_shell: bool,
     pub trust_mode: bool,
     pub auto_approve: bool,

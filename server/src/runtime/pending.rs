@@ -13,6 +13,7 @@ use crate::{
     runtime::error::RuntimeError,
     store::{NewEvent, Store, StoreError},
 };
+use protocol::EventName;
 use serde_json::Value;
 use std::{collections::HashMap, sync::Arc, time::Duration};
 use tokio::sync::{oneshot, Mutex, OwnedMutexGuard};
@@ -53,7 +54,7 @@ pub struct Ask {
     pub id: String,
     pub thread_id: String,
     pub turn_id: String,
-    pub event: &'static str,
+    pub event: EventName,
     pub view: Value,
 }
 
@@ -252,7 +253,7 @@ pub async fn detached<V: Send + 'static>(
 }
 
 /// A request or lifecycle event of one turn.
-pub fn turn_event(thread_id: &str, turn_id: &str, name: &'static str, payload: Value) -> NewEvent {
+pub fn turn_event(thread_id: &str, turn_id: &str, name: EventName, payload: Value) -> NewEvent {
     NewEvent {
         thread_id: thread_id.to_string(),
         turn_id: Some(turn_id.to_string()),

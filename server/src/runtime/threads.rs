@@ -7,11 +7,13 @@ use crate::{
     store::{self, ArchiveScope, NewEvent, Store, ThreadRow},
 };
 use futures::future::join_all;
-use protocol::{CreateThread, ListThreads, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
+use protocol::{
+    CreateThread, EventName, ListThreads, Mode, PatchThread, ThreadDetail, ThreadRecord,
+    ThreadSummary,
+};
 use serde_json::json;
 use std::{collections::HashMap, path::Path};
 
-pub const MODES: [&str; 3] = ["agent", "plan", "yolo"];
 const MAX_TITLE_CHARS: usize = 160;
 
 /// The rules of a list query: which archive state, how many, what search.
@@ -80,7 +82,7 @@ pub async fn create(
     store::threads::insert(tx.conn(), &row).await?;
     tx.append(NewEvent::thread(
         &row.id,
-        "thread.started",
+        EventName::ThreadStarted,
         json!({ "thread": record }),
     ))
     .await?;
@@ -236,7 +238,7 @@ pub async fn patch(
     let record = ThreadRecord::from(row);
     tx.append(NewEvent::thread(
         id,
-        "thread.updated",
+        EventName::ThreadUpdated,
         json!({ "thread": record, "changed": changed }),
     ))
     .await?;
@@ -271,15 +273,11 @@ fn non_empty(value: String, field: &str) -> Result<String, RuntimeError> {
     }
 }
 
-fn mode(value: &str) -> Result<String, RuntimeError> {
-    if MODES.contains(&value) {
-        Ok(value.to_string())
-    } else {
-        Err(RuntimeError::invalid(format!(
-            "mode must be one of {} (got {value:?})",
-            MODES.join(", ")
-        )))
-    }
+/// A mode named by a request, as stored.
+pub(super) fn mode(value: &str) -> Result<String, RuntimeError> {
+    Mode::parse(value)
+        .map(|mode| mode.as_str().to_string())
+        .map_err(RuntimeError::Invalid)
 }
 
 /// An empty title clears it.
@@ -352,7 +350,7 @@ pub async fn fork(store: &Store, id: &str) -> Result<ThreadRecord, RuntimeError>
     let record = ThreadRecord::from(fork);
     tx.append(NewEvent::thread(
         &record.id,
-        "thread.forked",
+        EventName::ThreadForked,
         json!({ "thread": record, "source_thread_id": source_id }),
     ))
     .await?;

@@ -7,7 +7,7 @@ use crate::{
     clock,
     store::{self, NewEvent, Store, StoreError},
 };
-use protocol::{ItemKind, TurnItemRecord};
+use protocol::{EventName, ItemKind, ItemStatus, TurnItemRecord};
 use serde_json::json;
 use std::{collections::HashMap, sync::Arc, time::Duration};
 use tokio::{sync::mpsc, task::JoinHandle, time::Instant};
@@ -24,19 +24,19 @@ pub enum ItemEnd {
 }
 
 impl ItemEnd {
-    fn status(self) -> &'static str {
+    fn status(self) -> ItemStatus {
         match self {
-            ItemEnd::Completed => "completed",
-            ItemEnd::Failed => "failed",
-            ItemEnd::Interrupted => "interrupted",
+            ItemEnd::Completed => ItemStatus::Completed,
+            ItemEnd::Failed => ItemStatus::Failed,
+            ItemEnd::Interrupted => ItemStatus::Interrupted,
         }
     }
 
-    fn event(self) -> &'static str {
+    fn event(self) -> EventName {
         match self {
-            ItemEnd::Completed => "item.completed",
-            ItemEnd::Failed => "item.failed",
-            ItemEnd::Interrupted => "item.interrupted",
+            ItemEnd::Completed => EventName::ItemCompleted,
+            ItemEnd::Failed => EventName::ItemFailed,
+            ItemEnd::Interrupted => EventName::ItemInterrupted,
         }
     }
 }
@@ -69,7 +69,7 @@ impl ItemWriter {
             id: super::ids::new(super::ids::ITEM),
             turn_id: self.turn_id.clone(),
             kind,
-            status: "in_progress".into(),
+            status: ItemStatus::InProgress,
             summary: summary.into(),
             detail: None,
             metadata: json!({}),
@@ -196,7 +196,7 @@ async fn flush(
         thread_id: thread_id.to_string(),
         turn_id: Some(item.turn_id.clone()),
         item_id: Some(item_id.clone()),
-        event: "item.delta",
+        event: EventName::ItemDelta,
         payload: json!({ "delta": text, "kind": item.kind }),
     })
     .await?;
@@ -212,7 +212,7 @@ async fn apply(
     report: Report,
 ) -> Result<(), StoreError> {
     let (item, event) = match report {
-        Report::Start(item) => (item, "item.started"),
+        Report::Start(item) => (item, EventName::ItemStarted),
         Report::End {
             item_id,
             end,
@@ -223,7 +223,7 @@ async fn apply(
                 tracing::warn!(%item_id, "end of an unknown item dropped");
                 return Ok(());
             };
-            item.status = end.status().into();
+            item.status = end.status();
             item.ended_at = Some(clock::now());
             if detail.is_some() {
                 item.detail = detail;

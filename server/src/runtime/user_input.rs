@@ -12,7 +12,7 @@ use crate::{
     runtime::error::RuntimeError,
     store::{Store, StoreError},
 };
-use protocol::{Answer, AnswerUserInput, UserInputAnswered, UserInputRequest};
+use protocol::{Answer, AnswerUserInput, EventName, UserInputAnswered, UserInputRequest};
 use serde_json::{json, Value};
 use std::{collections::HashSet, sync::Arc, time::Duration};
 
@@ -57,7 +57,7 @@ impl UserInputs {
             id: input_id.clone(),
             thread_id: thread_id.to_string(),
             turn_id: turn_id.to_string(),
-            event: "user_input.required",
+            event: EventName::UserInputRequired,
             view,
         };
         let timeout_secs = self.timeout.as_secs();
@@ -67,7 +67,7 @@ impl UserInputs {
                 vec![event(
                     thread_id,
                     turn_id,
-                    "user_input.canceled",
+                    EventName::UserInputCanceled,
                     json!({ "id": input_id, "input_id": input_id, "reason": "timeout", "timeout_secs": timeout_secs }),
                 )]
             })
@@ -112,7 +112,7 @@ impl UserInputs {
             .commit(vec![event(
                 thread_id,
                 &turn_id,
-                "user_input.answered",
+                EventName::UserInputAnswered,
                 json!({ "id": input_id, "input_id": input_id }),
             )])
             .await?;
@@ -135,7 +135,7 @@ impl UserInputs {
                 vec![event(
                     &waiting.thread_id,
                     &waiting.turn_id,
-                    "user_input.canceled",
+                    EventName::UserInputCanceled,
                     json!({ "id": id, "input_id": id, "reason": "turn_ended", "terminal": true }),
                 )]
             })

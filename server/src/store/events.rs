@@ -1,6 +1,7 @@
 //! The append-only event log.
 
 use super::{Committed, StoreError, WriteTx};
+use protocol::EventName;
 use sqlx::SqlitePool;
 
 /// An event to append; `seq` and `timestamp` are assigned by the store.
@@ -9,12 +10,12 @@ pub struct NewEvent {
     pub thread_id: String,
     pub turn_id: Option<String>,
     pub item_id: Option<String>,
-    pub event: &'static str,
+    pub event: EventName,
     pub payload: serde_json::Value,
 }
 
 impl NewEvent {
-    pub fn thread(thread_id: &str, event: &'static str, payload: serde_json::Value) -> Self {
+    pub fn thread(thread_id: &str, event: EventName, payload: serde_json::Value) -> Self {
         Self {
             thread_id: thread_id.to_string(),
             turn_id: None,
@@ -51,7 +52,7 @@ impl WriteTx<'_> {
         .bind(&event.thread_id)
         .bind(&event.turn_id)
         .bind(&event.item_id)
-        .bind(event.event)
+        .bind(event.event.as_str())
         .bind(crate::clock::now())
         .bind(payload)
         .execute(&mut *self.tx)

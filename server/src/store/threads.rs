@@ -1,7 +1,7 @@
 //! Thread rows.
 
 use super::StoreError;
-use protocol::ThreadRecord;
+use protocol::{Mode, ThreadRecord};
 use sqlx::{SqliteConnection, SqlitePool};
 
 #[derive(Clone, Debug, sqlx::FromRow)]
@@ -35,7 +35,8 @@ impl From<ThreadRow> for ThreadRecord {
             model: row.model,
             model_provider: row.model_provider,
             workspace: row.workspace,
-            mode: row.mode,
+            // Validated when written; an unreadable mode allows least.
+            mode: Mode::parse(&row.mode).unwrap_or(Mode::Plan),
             allow_shell: row.allow_shell,
             trust_mode: row.trust_mode,
             auto_approve: row.auto_approve,

@@ -1,7 +1,7 @@
 //! Turn and item rows.
 
 use super::StoreError;
-use protocol::{ItemKind, TurnItemRecord, TurnRecord, TurnStatus, Usage};
+use protocol::{ItemKind, ItemStatus, TurnItemRecord, TurnRecord, TurnStatus, Usage};
 use sqlx::SqliteConnection;
 
 #[derive(Debug, sqlx::FromRow)]
@@ -71,7 +71,8 @@ impl TryFrom<ItemRow> for TurnItemRecord {
             metadata: decode(&row.metadata, "items.metadata")?,
             id: row.id,
             turn_id: row.turn_id,
-            status: row.status,
+            status: ItemStatus::parse(&row.status)
+                .ok_or_else(|| StoreError::Corrupt(format!("items.status: {}", row.status)))?,
             summary: row.summary,
             detail: row.detail,
             started_at: row.started_at,
@@ -190,7 +191,7 @@ pub async fn upsert_item(
     .bind(&item.turn_id)
     .bind(thread_id)
     .bind(kind)
-    .bind(&item.status)
+    .bind(item.status.as_str())
     .bind(&item.summary)
     .bind(&item.detail)
     .bind(item.metadata.to_string())

@@ -1,0 +1,140 @@
+//! Tool dispatch: a tool call the model made runs as an item (asking for
+//! approval first when it changes something), or is handed to the client
+//! (a question for the user, a dynamic tool); the output is recorded,
+//! truncated, in the transcript.
+
+use super::{client_calls, model_call::ToolCall, tools};
+use crate::runtime::{approvals::Decision, engine::TurnContext, turn_writer::ItemEnd};
+use protocol::{ItemKind, Mode};
+use serde_json::json;
+
+/// Tool output kept in the transcript item.
+const MAX_RECORDED_OUTPUT: usize = 64 * 1024;
+
+/// Runs one tool call as an item (asking first when it changes
+/// something); returns what the model sees.
+pub(super) async fn run_tool(
+    turn: &TurnContext,
+    env: &Result<tools::ToolEnv, tools::ToolError>,
+    call: &ToolCall,
+) -> String {
+    let dynamic = client_calls::find(&turn.settings.dynamic_tools, &call.name);
+    if call.name == client_calls::REQUEST_USER_INPUT || dynamic.is_some() {
+        return run_client_call(turn, call, dynamic).await;
+    }
+    let items = &turn.items;
+    let item = items
+        .start(
+            tools::kind(&call.name),
+            tools::summary(&call.name, &call.arguments),
+        )
+        .await;
+    let mut metadata =
+        json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments });
+    let result = match (env, tools::approval(&call.name, &call.arguments)) {
+        (Err(error), _) => Err(error.clone()),
+        (Ok(_), Some(_)) if turn.settings.mode == Mode::Plan => Err(tools::ToolError(
+            "plan mode is read-only; describe the change instead".into(),
+        )),
+        (Ok(_), Some(_)) if call.name == "exec_shell" && !turn.settings.allow_shell => Err(
+            tools::ToolError("shell commands are disabled for this thread".into()),
+        ),
+        (Ok(env), Some(request)) => match turn.client.approve(request).await {
+            Decision::Allow => tools::run(env, &call.name, &call.arguments).await,
+            Decision::Deny => Err(tools::ToolError("the user denied this action".into())),
+        },
+        (Ok(env), None) => tools::run(env, &call.name, &call.arguments).await,
+    };
+    metadata["ok"] = json!(result.is_ok());
+    match result {
+        Ok(output) => {
+            if let (Some(target), Some(extra)) =
+                (metadata.as_object_mut(), output.metadata.as_object())
+            {
+                target.extend(extra.clone());
+            }
+            items
+                .end(
+                    &item,
+                    ItemEnd::Completed,
+                    Some(truncate(&output.text)),
+                    Some(metadata),
+                )
+                .await;
+            output.text
+        }
+        Err(error) => {
+            items
+                .end(
+                    &item,
+                    ItemEnd::Failed,
+                    Some(error.0.clone()),
+                    Some(metadata),
+                )
+                .await;
+            format!("error: {}", error.0)
+        }
+    }
+}
+
+/// A call the client answers: a question for the user or a dynamic tool.
+async fn run_client_call(
+    turn: &TurnContext,
+    call: &ToolCall,
+    dynamic: Option<&protocol::DynamicToolSpec>,
+) -> String {
+    let summary = match dynamic {
+        Some(spec) => format!("{} (client)", client_calls_label(spec)),
+        None => question_summary(&call.arguments),
+    };
+    let item = turn.items.start(ItemKind::ToolCall, summary).await;
+    let output = match dynamic {
+        Some(spec) => client_calls::call_dynamic(&turn.client, spec, &call.arguments).await,
+        None => client_calls::ask_user(&turn.client, &call.arguments).await,
+    };
+    let mut metadata = json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments, "ok": output.ok });
+    if let (Some(target), Some(extra)) = (
+        metadata.as_object_mut(),
+        output.recorded.metadata.as_object(),
+    ) {
+        target.extend(extra.clone());
+    }
+    let end = if output.ok {
+        ItemEnd::Completed
+    } else {
+        ItemEnd::Failed
+    };
+    let detail = Some(truncate(&output.recorded.text));
+    turn.items.end(&item, end, detail, Some(metadata)).await;
+    output.for_model
+}
+
+fn client_calls_label(spec: &protocol::DynamicToolSpec) -> String {
+    match &spec.namespace {
+        Some(namespace) => format!("{namespace}.{}", spec.name),
+        None => spec.name.clone(),
+    }
+}
+
+/// "Asked: <first question>" for the transcript.
+fn question_summary(arguments: &str) -> String {
+    let args: serde_json::Value = serde_json::from_str(arguments).unwrap_or_default();
+    let first = &args["questions"][0];
+    let text = first["header"]
+        .as_str()
+        .filter(|h| !h.is_empty())
+        .or_else(|| first["question"].as_str())
+        .unwrap_or("a question");
+    format!("Asked the user: {text}")
+}
+
+fn truncate(text: &str) -> String {
+    if text.len() <= MAX_RECORDED_OUTPUT {
+        return text.to_string();
+    }
+    let mut cut = MAX_RECORDED_OUTPUT;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}\n… truncated", &text[..cut])
+}

@@ -1,0 +1,126 @@
+//! The turn loop: model calls and the tool calls they ask for, steers
+//! folded in between, automatic compaction when the chat nears the window,
+//! until the model answers without tools (or is interrupted, or fails).
+
+use super::{
+    client_calls,
+    compaction::{self, compact, Stop, Trigger},
+    conversation,
+    dispatch::run_tool,
+    model_call::{add, call, Answer, Model},
+    tools,
+};
+use crate::runtime::{
+    engine::{Outcome, TurnContext, TurnInput},
+    turn_writer::ItemEnd,
+};
+use protocol::{ItemKind, Mode, Usage};
+use serde_json::json;
+use std::sync::Arc;
+
+/// At most this many model calls in one turn.
+const MAX_MODEL_CALLS: usize = 64;
+
+pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
+    let mut messages = conversation::messages(&turn.thread, &turn.history);
+    let mut usage = Usage::default();
+    if let TurnInput::Compact { reason } = &turn.input {
+        let trigger = Trigger {
+            auto: false,
+            reason: reason.clone(),
+            tokens: compaction::estimate_tokens(&messages),
+        };
+        return match compact(&model, &mut turn, &mut messages, trigger, &mut usage).await {
+            Ok(_) => Outcome::Completed { usage },
+            Err(Stop::Interrupted) => Outcome::Interrupted { usage },
+            Err(Stop::Failed(error)) => failed(&turn, error, usage).await,
+        };
+    }
+    let tool_env = match turn.thread.workspace.as_deref() {
+        Some(root) => tools::Workspace::new(std::path::Path::new(root), turn.settings.trust_mode)
+            .map(|workspace| tools::ToolEnv {
+                workspace: Arc::new(workspace),
+            }),
+        None => Err(tools::ToolError("this thread has no workspace".into())),
+    };
+    let mut specs = tools::specs().as_array().cloned().unwrap_or_default();
+    if turn.settings.mode != Mode::Plan {
+        specs.extend(tools::mutating_specs(turn.settings.allow_shell));
+    }
+    specs.extend(client_calls::specs(&turn.settings.dynamic_tools));
+    // The history alone may already be too long for the window.
+    let mut size = compaction::estimate_tokens(&messages);
+    for _ in 0..MAX_MODEL_CALLS {
+        if model.policy.exceeded(size) {
+            let trigger = Trigger {
+                auto: true,
+                reason: None,
+                tokens: size,
+            };
+            match compact(&model, &mut turn, &mut messages, trigger, &mut usage).await {
+                Ok(_) => {}
+                Err(Stop::Interrupted) => return Outcome::Interrupted { usage },
+                // The call itself may still fit: go on, uncompacted.
+                Err(Stop::Failed(error)) => tracing::warn!(%error, "automatic compaction failed"),
+            }
+        }
+        let body = json!({
+            "model": model.provider.model,
+            "messages": messages,
+            "stream": true,
+            "stream_options": { "include_usage": true },
+            "tools": specs,
+        });
+        let answer = Answer {
+            kind: ItemKind::AgentMessage,
+            summary: String::new(),
+            metadata: None,
+        };
+        let reply = tokio::select! {
+            reply = call(&model.client, &model.provider, &body, &turn.items, &answer) => reply,
+            _ = turn.interrupt.changed() => return Outcome::Interrupted { usage },
+        };
+        let reply = match reply {
+            Ok(reply) => reply,
+            Err(error) => return failed(&turn, error.to_string(), usage).await,
+        };
+        add(&mut usage, &reply.usage);
+        messages.push(reply.assistant_message());
+        let mut interrupt = turn.interrupt.clone();
+        for call in &reply.tool_calls {
+            let output = tokio::select! {
+                output = run_tool(&turn, &tool_env, call) => output,
+                _ = interrupt.changed() => return Outcome::Interrupted { usage },
+            };
+            messages.push(json!({ "role": "tool", "tool_call_id": call.id, "content": output }));
+        }
+        // Steers that arrived meanwhile go in before the next call.
+        let mut steered = false;
+        while let Ok(prompt) = turn.steers.try_recv() {
+            messages.push(json!({ "role": "user", "content": prompt }));
+            steered = true;
+        }
+        if reply.tool_calls.is_empty() && !steered {
+            return Outcome::Completed { usage };
+        }
+        // The provider's count of this call, or an estimate when it gave none.
+        let reported = reply.usage.input_tokens + reply.usage.output_tokens;
+        size = reported.max(compaction::estimate_tokens(&messages));
+    }
+    Outcome::Failed {
+        error: format!("stopped after {MAX_MODEL_CALLS} model calls in one turn"),
+        usage,
+    }
+}
+
+/// Ends the turn failed with a readable error item.
+async fn failed(turn: &TurnContext, error: String, usage: Usage) -> Outcome {
+    let item = turn
+        .items
+        .start(ItemKind::Error, "The model call failed")
+        .await;
+    turn.items
+        .end(&item, ItemEnd::Completed, Some(error.clone()), None)
+        .await;
+    Outcome::Failed { error, usage }
+}

@@ -1,0 +1,122 @@
+//! The turn state machine: start (one active turn per thread), steer,
+//! interrupt, compaction turns, completion, and recovery after a restart.
+//!
+//! This file holds `TurnManager` itself (construction, accessors, the
+//! thread snapshot) and the active-turn map it claims and releases. The
+//! rest, each a separate `impl TurnManager`: `start` (starting a turn or a
+//! compaction, the first records), `control` (steer, interrupt), `run`
+//! (the engine task and the terminal write), `recovery` (turns a previous
+//! process left unfinished).
+
+mod control;
+mod recovery;
+mod run;
+mod start;
+
+use super::{
+    approvals::{Approvals, DEFAULT_TIMEOUT},
+    client_tools::ClientTools,
+    engine::Engine,
+    threads,
+    user_input::UserInputs,
+};
+use crate::{runtime::error::RuntimeError, store::Store};
+use std::{
+    collections::HashMap,
+    sync::{Arc, Mutex},
+    time::Duration,
+};
+use tokio::sync::{mpsc, watch};
+
+/// After an interrupt request, how long an engine may take to stop before
+/// the runtime ends the turn itself.
+pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
+pub const RESTART_ERROR: &str = "Interrupted by process restart";
+
+struct ActiveTurn {
+    turn_id: String,
+    steer: mpsc::Sender<String>,
+    interrupt: watch::Sender<bool>,
+}
+
+pub struct TurnManager {
+    store: Arc<Store>,
+    engine: Arc<dyn Engine>,
+    /// Thread id → its active turn. The claim is taken before anything is
+    /// written, so two concurrent starts cannot both succeed.
+    active: Mutex<HashMap<String, ActiveTurn>>,
+    approvals: Arc<Approvals>,
+    user_inputs: Arc<UserInputs>,
+    client_tools: Arc<ClientTools>,
+}
+
+impl TurnManager {
+    pub fn new(store: Arc<Store>, engine: Arc<dyn Engine>) -> Self {
+        Self {
+            approvals: Arc::new(Approvals::new(store.clone(), DEFAULT_TIMEOUT)),
+            user_inputs: Arc::new(UserInputs::new(store.clone(), DEFAULT_TIMEOUT)),
+            client_tools: Arc::new(ClientTools::new(store.clone(), DEFAULT_TIMEOUT)),
+            store,
+            engine,
+            active: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// How long approvals, questions and client tool calls wait for their
+    /// client (300 s unless a test or `codewhale exec` says otherwise).
+    pub fn with_wait_timeout(mut self, timeout: Duration) -> Self {
+        self.approvals = Arc::new(Approvals::new(self.store.clone(), timeout));
+        self.user_inputs = Arc::new(UserInputs::new(self.store.clone(), timeout));
+        self.client_tools = Arc::new(ClientTools::new(self.store.clone(), timeout));
+        self
+    }
+
+    /// The providers and models turns can use.
+    pub fn providers(&self) -> Vec<protocol::ProviderModels> {
+        self.engine.providers()
+    }
+
+    pub fn approvals(&self) -> &Arc<Approvals> {
+        &self.approvals
+    }
+
+    pub fn user_inputs(&self) -> &Arc<UserInputs> {
+        &self.user_inputs
+    }
+
+    pub fn client_tools(&self) -> &Arc<ClientTools> {
+        &self.client_tools
+    }
+
+    /// The thread snapshot with what is pending in memory.
+    pub async fn detail(&self, thread_id: &str) -> Result<protocol::ThreadDetail, RuntimeError> {
+        let mut detail = threads::detail(&self.store, thread_id).await?;
+        let id = &detail.thread.id;
+        detail.pending_approvals = self.approvals.pending_for(id).await;
+        detail.pending_user_inputs = self.user_inputs.pending_for(id).await;
+        detail.pending_dynamic_tool_calls = self.client_tools.pending_for(id).await;
+        Ok(detail)
+    }
+
+    fn claim(&self, thread_id: &str, turn: ActiveTurn) -> Result<(), RuntimeError> {
+        let mut active = self.lock();
+        if active.contains_key(thread_id) {
+            return Err(RuntimeError::Conflict(format!(
+                "thread {thread_id} already has an active turn"
+            )));
+        }
+        active.insert(thread_id.to_string(), turn);
+        Ok(())
+    }
+
+    fn release(&self, thread_id: &str, turn_id: &str) {
+        let mut active = self.lock();
+        if active.get(thread_id).is_some_and(|a| a.turn_id == turn_id) {
+            active.remove(thread_id);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, ActiveTurn>> {
+        self.active.lock().unwrap_or_else(|p| p.into_inner())
+    }
+}

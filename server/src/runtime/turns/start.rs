@@ -1,0 +1,256 @@
+//! Starting a turn: a prompt or a compaction request becomes a claimed
+//! active turn, its settings (thread settings plus overrides), and the
+//! first records (turn.started, the user's message), then the run.
+
+use super::{ActiveTurn, TurnManager};
+use crate::{
+    clock,
+    runtime::error::RuntimeError,
+    runtime::{
+        client_tools,
+        engine::{TurnInput, TurnSettings},
+        ids,
+    },
+    store::{self, NewEvent, StoreError, ThreadRow, WriteTx},
+};
+use protocol::{
+    CompactThread, EventName, ItemKind, ItemStatus, Mode, StartTurn, ThreadRecord, TurnItemRecord,
+    TurnRecord, TurnStarted, TurnStatus, Usage,
+};
+use serde_json::json;
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
+
+const PREVIEW_CHARS: usize = 140;
+const SUMMARY_CHARS: usize = 280;
+
+impl TurnManager {
+    pub async fn start(
+        self: &Arc<Self>,
+        thread_id: &str,
+        request: StartTurn,
+    ) -> Result<TurnStarted, RuntimeError> {
+        let prompt = request.prompt.trim().to_string();
+        if prompt.is_empty() {
+            return Err(RuntimeError::invalid("prompt must not be empty"));
+        }
+        let summary = request
+            .input_summary
+            .clone()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| truncate(&prompt, SUMMARY_CHARS));
+        self.begin(thread_id, TurnInput::Prompt(prompt), summary, Some(request))
+            .await
+    }
+
+    pub async fn compact(
+        self: &Arc<Self>,
+        thread_id: &str,
+        request: CompactThread,
+    ) -> Result<TurnStarted, RuntimeError> {
+        let summary = match &request.reason {
+            Some(reason) if !reason.trim().is_empty() => {
+                format!("Compact: {}", truncate(reason.trim(), SUMMARY_CHARS))
+            }
+            _ => "Compact the conversation".to_string(),
+        };
+        self.begin(
+            thread_id,
+            TurnInput::Compact {
+                reason: request.reason,
+            },
+            summary,
+            None,
+        )
+        .await
+    }
+
+    async fn begin(
+        self: &Arc<Self>,
+        thread_id: &str,
+        input: TurnInput,
+        input_summary: String,
+        overrides: Option<StartTurn>,
+    ) -> Result<TurnStarted, RuntimeError> {
+        let thread_id = ids::parse(ids::THREAD, thread_id, "thread")?.to_string();
+        let mut thread = self.thread(&thread_id).await?;
+        let settings = settings(&thread, overrides.as_ref())?;
+        let route = self
+            .engine
+            .check_ready(&ThreadRecord::from(thread.clone()), &settings)?;
+
+        let turn_id = ids::new(ids::TURN);
+        let (steer_tx, steers) = mpsc::channel(64);
+        let (interrupt_tx, interrupt) = watch::channel(false);
+        self.claim(
+            &thread_id,
+            ActiveTurn {
+                turn_id: turn_id.clone(),
+                steer: steer_tx,
+                interrupt: interrupt_tx,
+            },
+        )?;
+
+        let now = clock::now();
+        let turn = TurnRecord {
+            id: turn_id.clone(),
+            thread_id: thread_id.clone(),
+            status: TurnStatus::InProgress,
+            input_summary,
+            created_at: now.clone(),
+            started_at: Some(now.clone()),
+            ended_at: None,
+            duration_ms: None,
+            usage: Usage::default(),
+            effective_provider: route.provider,
+            effective_model: route.model.or_else(|| settings.model.clone()),
+            effective_billing_surface: None,
+            error: None,
+            steer_count: 0,
+        };
+        let written = self.write_start(&mut thread, &turn, &input, &now).await;
+        if let Err(error) = written {
+            self.release(&thread_id, &turn_id);
+            return Err(error.into());
+        }
+        let record = ThreadRecord::from(thread);
+        self.spawn_run(
+            record.clone(),
+            turn.clone(),
+            input,
+            settings,
+            steers,
+            interrupt,
+        );
+        Ok(TurnStarted {
+            thread: record,
+            turn,
+        })
+    }
+
+    async fn write_start(
+        &self,
+        thread: &mut ThreadRow,
+        turn: &TurnRecord,
+        input: &TurnInput,
+        now: &str,
+    ) -> Result<(), StoreError> {
+        let mut tx = self.store.begin_write().await?;
+        store::turns::upsert(tx.conn(), turn).await?;
+        thread.latest_turn_id = Some(turn.id.clone());
+        thread.updated_at = now.to_string();
+        if let TurnInput::Prompt(prompt) = input {
+            thread.preview = Some(truncate(prompt, PREVIEW_CHARS));
+        }
+        store::threads::update(tx.conn(), thread).await?;
+        tx.append(NewEvent {
+            thread_id: thread.id.clone(),
+            turn_id: Some(turn.id.clone()),
+            item_id: None,
+            event: EventName::TurnStarted,
+            payload: json!({ "turn": turn }),
+        })
+        .await?;
+        if let TurnInput::Prompt(prompt) = input {
+            record_user_message(&mut tx, &thread.id, &turn.id, prompt).await?;
+        }
+        tx.commit().await
+    }
+
+    async fn thread(&self, thread_id: &str) -> Result<ThreadRow, RuntimeError> {
+        let mut conn = self
+            .store
+            .pool()
+            .acquire()
+            .await
+            .map_err(StoreError::from)?;
+        store::threads::get(&mut conn, thread_id)
+            .await?
+            .ok_or_else(|| RuntimeError::NotFound(format!("thread {thread_id} not found")))
+    }
+}
+
+fn settings(
+    thread: &ThreadRow,
+    overrides: Option<&StartTurn>,
+) -> Result<TurnSettings, RuntimeError> {
+    let thread_tools = ThreadRecord::from(thread.clone()).dynamic_tools;
+    let mut settings = TurnSettings {
+        model: thread.model.clone(),
+        model_provider: thread.model_provider.clone(),
+        mode: ThreadRecord::from(thread.clone()).mode,
+        allow_shell: thread.allow_shell,
+        trust_mode: thread.trust_mode,
+        auto_approve: thread.auto_approve,
+        auto_approve_from_thread: true,
+        dynamic_tools: thread_tools,
+    };
+    if let Some(o) = overrides {
+        if let Some(tools) = &o.dynamic_tools {
+            client_tools::validate(tools)?;
+            settings.dynamic_tools = client_tools::merge(&settings.dynamic_tools, tools);
+            client_tools::validate(&settings.dynamic_tools)?;
+        }
+        if let Some(model) = &o.model {
+            if model.trim().is_empty() {
+                return Err(RuntimeError::invalid("model must not be empty"));
+            }
+            settings.model = Some(model.trim().to_string());
+        }
+        if let Some(provider) = &o.model_provider {
+            if provider.trim().is_empty() {
+                return Err(RuntimeError::invalid("model_provider must not be empty"));
+            }
+            settings.model_provider = Some(provider.trim().to_string());
+        }
+        if let Some(mode) = &o.mode {
+            settings.mode = Mode::parse(mode).map_err(RuntimeError::Invalid)?;
+        }
+        settings.allow_shell = o.allow_shell.unwrap_or(settings.allow_shell);
+        settings.trust_mode = o.trust_mode.unwrap_or(settings.trust_mode);
+        settings.auto_approve = o.auto_approve.unwrap_or(settings.auto_approve);
+        settings.auto_approve_from_thread = o.auto_approve.is_none();
+    }
+    Ok(settings)
+}
+
+/// A completed user_message item (the prompt of a turn, or a steer) with
+/// its item.started and item.completed events.
+pub(super) async fn record_user_message(
+    tx: &mut WriteTx<'_>,
+    thread_id: &str,
+    turn_id: &str,
+    prompt: &str,
+) -> Result<(), StoreError> {
+    let now = clock::now();
+    let item = TurnItemRecord {
+        id: ids::new(ids::ITEM),
+        turn_id: turn_id.to_string(),
+        kind: ItemKind::UserMessage,
+        status: ItemStatus::Completed,
+        summary: truncate(prompt, SUMMARY_CHARS),
+        detail: Some(prompt.to_string()),
+        metadata: json!({}),
+        started_at: Some(now.clone()),
+        ended_at: Some(now),
+    };
+    store::turns::upsert_item(tx.conn(), thread_id, &item).await?;
+    for event in [EventName::ItemStarted, EventName::ItemCompleted] {
+        tx.append(NewEvent {
+            thread_id: thread_id.to_string(),
+            turn_id: Some(turn_id.to_string()),
+            item_id: Some(item.id.clone()),
+            event,
+            payload: json!({ "item": item }),
+        })
+        .await?;
+    }
+    Ok(())
+}
+
+fn truncate(text: &str, max_chars: usize) -> String {
+    match text.char_indices().nth(max_chars) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text.to_string(),
+    }
+}
