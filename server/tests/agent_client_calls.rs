@@ -4,10 +4,7 @@
 
 mod common;
 
-use common::{
-    agent::{setup_with, tool_call as call, Setup},
-    EventReader,
-};
+use common::agent::{setup_with, tool_call as call, Setup};
 use mock_provider::{Chunk, Reply};
 use serde_json::{json, Value};
 
@@ -26,50 +23,10 @@ fn ide_tool() -> Value {
              "input_schema": {"type": "object", "properties": {"path": {"type": "string"}}} }])
 }
 
-async fn post(s: &Setup, path: &str, body: Value) -> reqwest::Response {
-    s.client
-        .post(format!("{}{path}", s.base))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-}
-
-async fn detail(s: &Setup) -> Value {
-    let url = format!("{}/v1/threads/{}", s.base, s.thread);
-    s.client
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
-}
-
-/// Every event of the thread so far, replayed from the store.
-async fn all_events(s: &Setup) -> Vec<(String, Value)> {
-    let latest = detail(s).await["latest_seq"].as_i64().unwrap();
-    let mut reader = s.events().await;
-    let mut events = Vec::new();
-    loop {
-        let (_, name, event) = reader.next().await;
-        let seq = event["seq"].as_i64().unwrap();
-        events.push((name, event));
-        if seq >= latest {
-            return events;
-        }
-    }
-}
-
-fn count(events: &[(String, Value)], name: &str) -> usize {
-    events.iter().filter(|(n, _)| n == name).count()
-}
-
-/// Waits for `name` and returns its payload.
-async fn payload_of(reader: &mut EventReader, name: &str) -> Value {
-    let events = reader.until(name).await;
-    events.last().unwrap().1["payload"].clone()
+/// The status of answering `input` of `thread` with `body`.
+async fn answer(s: &Setup, thread: &str, input: &str, body: &Value) -> u16 {
+    let reply = s.api.try_answer_user_input(thread, input, body).await;
+    reply.status.as_u16()
 }
 
 #[tokio::test]
@@ -79,46 +36,40 @@ async fn answers_reach_the_model_and_are_stored_nowhere() {
     s.mock.push(Reply::text(&["Going with it."]));
     let mut reader = s.events().await;
     let started = s.start("set up a project").await;
-    let turn = started["turn"]["id"].as_str().unwrap();
 
-    let required = payload_of(&mut reader, "user_input.required").await;
+    let required = reader.payload("user_input.required").await;
     let input = required["id"].as_str().unwrap().to_string();
     assert_eq!(
         required["request"]["questions"][0]["options"][0]["label"],
         "SQLite"
     );
-    assert_eq!(required["turn_id"], turn);
+    assert_eq!(required["turn_id"], started.turn.id);
     // The snapshot lists it, so a reloading client can still answer.
-    let pending = detail(&s).await["pending_user_inputs"].clone();
+    let pending = s.detail().await.pending_user_inputs;
     assert_eq!(pending[0]["id"], input.as_str());
 
-    let route = format!("/v1/user-input/{}/{input}", s.thread);
     let good = json!({"answers": [
         {"id": "db", "label": "SQLite", "value": "SQLite"},
         {"id": "name", "label": "Other", "value": SECRET}
     ]});
     // Wrong thread, unknown id: 404. Incomplete or invalid answers: 400, still pending.
-    let wrong_thread = format!("/v1/user-input/thr_00000000/{input}");
-    assert_eq!(post(&s, &wrong_thread, good.clone()).await.status(), 404);
-    let unknown = format!("/v1/user-input/{}/input_nope", s.thread);
-    assert_eq!(post(&s, &unknown, good.clone()).await.status(), 404);
+    assert_eq!(answer(&s, "thr_00000000", &input, &good).await, 404);
+    assert_eq!(answer(&s, &s.thread, "input_nope", &good).await, 404);
     let partial = json!({"answers": [{"id": "db", "label": "SQLite", "value": "SQLite"}]});
-    assert_eq!(post(&s, &route, partial).await.status(), 400);
+    assert_eq!(answer(&s, &s.thread, &input, &partial).await, 400);
     let not_an_option = json!({"answers": [
         {"id": "db", "label": "x", "value": "MySQL"}, {"id": "name", "label": "", "value": "x"}
     ]});
-    assert_eq!(post(&s, &route, not_an_option).await.status(), 400);
-    assert_eq!(
-        detail(&s).await["pending_user_inputs"]
-            .as_array()
-            .unwrap()
-            .len(),
-        1
-    );
+    assert_eq!(answer(&s, &s.thread, &input, &not_an_option).await, 400);
+    assert_eq!(s.detail().await.pending_user_inputs.len(), 1);
 
-    assert_eq!(post(&s, &route, good.clone()).await.status(), 200);
-    assert_eq!(post(&s, &route, good).await.status(), 404, "settled once");
-    let answered = payload_of(&mut reader, "user_input.answered").await;
+    assert_eq!(answer(&s, &s.thread, &input, &good).await, 200);
+    assert_eq!(
+        answer(&s, &s.thread, &input, &good).await,
+        404,
+        "settled once"
+    );
+    let answered = reader.payload("user_input.answered").await;
     assert_eq!(answered["input_id"], input.as_str());
     reader.until("turn.completed").await;
 
@@ -134,10 +85,11 @@ async fn answers_reach_the_model_and_are_stored_nowhere() {
     assert!(tool_message["content"].as_str().unwrap().contains(SECRET));
     assert!(tool_message["content"].as_str().unwrap().contains("SQLite"));
     // ...and no event, record or snapshot holds them.
-    let events = all_events(&s).await;
+    let events = s.api.replay(&s.thread).await;
     assert!(!serde_json::to_string(&events).unwrap().contains(SECRET));
-    let snapshot = detail(&s).await;
-    assert!(!snapshot.to_string().contains(SECRET));
+    let snapshot = s.api.try_thread(&s.thread).await;
+    assert!(!snapshot.text().contains(SECRET));
+    let snapshot = snapshot.json();
     assert_eq!(snapshot["pending_user_inputs"], json!([]));
     let item = snapshot["items"]
         .as_array()
@@ -163,27 +115,28 @@ async fn an_interrupted_turn_cancels_its_question_and_a_timeout_ends_one() {
     s.mock.push(call("request_user_input", questions()));
     let mut reader = s.events().await;
     let started = s.start("ask me").await;
-    let turn = started["turn"]["id"].as_str().unwrap();
-    let input = payload_of(&mut reader, "user_input.required").await["id"].clone();
-    let interrupt = format!("/v1/threads/{}/turns/{turn}/interrupt", s.thread);
-    assert_eq!(post(&s, &interrupt, json!({})).await.status(), 200);
-    let canceled = payload_of(&mut reader, "user_input.canceled").await;
+    let input = reader.payload("user_input.required").await["id"].clone();
+    s.api.interrupt(&s.thread, &started.turn.id).await;
+    let canceled = reader.payload("user_input.canceled").await;
     assert_eq!(canceled["input_id"], input);
     assert_eq!(canceled["terminal"], true);
     reader.until("turn.completed").await;
-    assert_eq!(detail(&s).await["pending_user_inputs"], json!([]));
-    let route = format!("/v1/user-input/{}/{}", s.thread, input.as_str().unwrap());
+    assert_eq!(s.detail().await.pending_user_inputs, Vec::<Value>::new());
     let answer =
         json!({"answers": [{"id": "db", "value": "SQLite"}, {"id": "name", "value": "x"}]});
-    assert_eq!(post(&s, &route, answer).await.status(), 404);
+    let late = s
+        .api
+        .try_answer_user_input(&s.thread, input.as_str().unwrap(), answer)
+        .await;
+    assert_eq!(late.status, 404);
 
     // Nobody answers: the wait times out, the model is told, the turn goes on.
     s.mock.push(call("request_user_input", questions()));
     s.mock.push(Reply::text(&["Fine, defaults."]));
     s.start("ask again").await;
-    let timed_out = payload_of(&mut reader, "user_input.canceled").await;
+    let timed_out = reader.payload("user_input.canceled").await;
     assert_eq!(timed_out["reason"], "timeout");
-    let done = payload_of(&mut reader, "turn.completed").await;
+    let done = reader.payload("turn.completed").await;
     assert_eq!(done["turn"]["status"], "completed");
     let last = s.mock.requests().pop().unwrap();
     assert!(last.to_string().contains("did not answer in time"));
@@ -198,7 +151,7 @@ async fn invalid_questions_are_refused_to_the_model() {
     let mut reader = s.events().await;
     s.start("ask nothing").await;
     let events = reader.until("turn.completed").await;
-    assert_eq!(count(&events, "user_input.required"), 0);
+    assert_eq!(events.count("user_input.required"), 0);
     let last = s.mock.requests().pop().unwrap();
     assert!(last.to_string().contains("ask between 1 and"));
 }
@@ -211,9 +164,9 @@ async fn a_client_tool_result_reaches_the_model_once() {
     s.mock.push(Reply::text(&["Opened."]));
     let mut reader = s.events().await;
     let started = s.start("open main").await;
-    let turn = started["turn"]["id"].as_str().unwrap();
+    let turn = started.turn.id.as_str();
     // The tool is offered under its namespaced name.
-    let requested = payload_of(&mut reader, "tool_call.requested").await;
+    let requested = reader.payload("tool_call.requested").await;
     let offered = s.mock.requests()[0]["tools"].to_string();
     assert!(offered.contains("ide__open_file"));
     assert_eq!(requested["namespace"], "ide");
@@ -221,33 +174,32 @@ async fn a_client_tool_result_reaches_the_model_once() {
     assert_eq!(requested["arguments"]["path"], "src/main.rs");
     assert_eq!(requested["turn_id"], turn);
     let call_id = requested["call_id"].as_str().unwrap().to_string();
-    let pending = detail(&s).await["pending_dynamic_tool_calls"].clone();
+    let pending = s.detail().await.pending_dynamic_tool_calls;
     assert_eq!(pending[0]["call_id"], call_id.as_str());
 
     let result =
         json!({"success": true, "content": [{"type": "input_text", "text": "opened at line 1"}]});
-    let route = |turn: &str| {
-        format!(
-            "/v1/threads/{}/turns/{turn}/tool-calls/{call_id}/result",
-            s.thread
-        )
-    };
-    assert_eq!(
-        post(&s, &route("turn_00000000"), result.clone())
-            .await
-            .status(),
-        404
-    );
+    let (api, thread, call) = (&s.api, s.thread.as_str(), call_id.as_str());
+    let unknown = api
+        .try_submit_tool_result(thread, "turn_00000000", call, &result)
+        .await;
+    assert_eq!(unknown.status, 404);
     let bad = json!({"success": true, "content": [{"type": "video", "url": "x"}]});
-    assert_eq!(post(&s, &route(turn), bad).await.status(), 400);
-    let accepted = post(&s, &route(turn), result.clone()).await;
-    assert_eq!(accepted.status(), 202);
     assert_eq!(
-        post(&s, &route(turn), result).await.status(),
-        404,
-        "duplicate"
+        api.try_submit_tool_result(thread, turn, call, bad)
+            .await
+            .status,
+        400
     );
-    let resolved = payload_of(&mut reader, "tool_call.resolved").await;
+    let accepted = api
+        .try_submit_tool_result(thread, turn, call, &result)
+        .await;
+    assert_eq!(accepted.status, 202);
+    let duplicate = api
+        .try_submit_tool_result(thread, turn, call, &result)
+        .await;
+    assert_eq!(duplicate.status, 404, "duplicate");
+    let resolved = reader.payload("tool_call.resolved").await;
     assert_eq!(resolved["call_id"], call_id.as_str());
     assert_eq!(resolved["result_accepted"], true);
     assert_eq!(resolved["success"], true);
@@ -259,14 +211,15 @@ async fn a_client_tool_result_reaches_the_model_once() {
 
     let last = s.mock.requests().pop().unwrap();
     assert!(last.to_string().contains("opened at line 1"));
-    let events = all_events(&s).await;
-    assert_eq!(count(&events, "tool_call.requested"), 1);
-    assert_eq!(count(&events, "tool_call.resolved"), 1);
+    let events = s.api.replay(&s.thread).await;
+    assert_eq!(events.count("tool_call.requested"), 1);
+    assert_eq!(events.count("tool_call.resolved"), 1);
     assert_eq!(
-        count(&events, "tool_call.timeout") + count(&events, "tool_call.canceled"),
+        events.count("tool_call.timeout") + events.count("tool_call.canceled"),
         0
     );
-    assert_eq!(detail(&s).await["pending_dynamic_tool_calls"], json!([]));
+    let pending = s.detail().await.pending_dynamic_tool_calls;
+    assert_eq!(pending, Vec::<Value>::new());
 }
 
 #[tokio::test]
@@ -276,35 +229,22 @@ async fn a_client_tool_times_out_once_and_late_results_are_refused() {
     s.mock.push(Reply::text(&["No editor, then."]));
     let mut reader = s.events().await;
     // Registered on the turn only.
-    let reply = s
-        .client
-        .post(format!("{}/v1/threads/{}/turns", s.base, s.thread))
-        .json(&json!({"prompt": "open it", "dynamic_tools": [{"name": "open_file", "input_schema": {"type": "object"}}]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 201);
-    let turn = reply.json::<Value>().await.unwrap()["turn"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let call_id = payload_of(&mut reader, "tool_call.requested").await["call_id"].clone();
-    let timeout = payload_of(&mut reader, "tool_call.timeout").await;
+    let body = json!({"prompt": "open it", "dynamic_tools": [{"name": "open_file", "input_schema": {"type": "object"}}]});
+    let turn = s.api.start_turn(&s.thread, body).await.turn.id;
+    let call_id = reader.payload("tool_call.requested").await["call_id"].clone();
+    let timeout = reader.payload("tool_call.timeout").await;
     assert_eq!(timeout["call_id"], call_id);
     reader.until("turn.completed").await;
-    let route = format!(
-        "/v1/threads/{}/turns/{turn}/tool-calls/{}/result",
-        s.thread,
-        call_id.as_str().unwrap()
-    );
+    let call_id = call_id.as_str().unwrap();
+    let late = s
+        .api
+        .try_submit_tool_result(&s.thread, &turn, call_id, json!({"success": true}))
+        .await;
+    assert_eq!(late.status, 404);
+    let events = s.api.replay(&s.thread).await;
+    assert_eq!(events.count("tool_call.timeout"), 1);
     assert_eq!(
-        post(&s, &route, json!({"success": true})).await.status(),
-        404
-    );
-    let events = all_events(&s).await;
-    assert_eq!(count(&events, "tool_call.timeout"), 1);
-    assert_eq!(
-        count(&events, "tool_call.resolved") + count(&events, "tool_call.canceled"),
+        events.count("tool_call.resolved") + events.count("tool_call.canceled"),
         0
     );
     assert!(s
@@ -326,37 +266,26 @@ async fn result_and_cancel_race_to_exactly_one_terminal_event() {
         s.mock.reset(); // an interrupted round leaves its answer unused
         s.mock.push(call("ide__open_file", json!({"path": "a"})));
         s.mock.push(Reply::text(&["done"]));
-        let started = s.start(&format!("round {round}")).await;
-        let turn = started["turn"]["id"].as_str().unwrap().to_string();
-        let call_id = payload_of(&mut reader, "tool_call.requested").await["call_id"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        let result_route = format!(
-            "/v1/threads/{}/turns/{turn}/tool-calls/{call_id}/result",
-            s.thread
-        );
-        let interrupt_route = format!("/v1/threads/{}/turns/{turn}/interrupt", s.thread);
+        let turn = s.start(&format!("round {round}")).await.turn.id;
+        let requested = reader.payload("tool_call.requested").await;
+        let call_id = requested["call_id"].as_str().unwrap();
+        let (api, thread) = (&s.api, s.thread.as_str());
+        let result = api.try_submit_tool_result(thread, &turn, call_id, json!({"success": true}));
+        let interrupt = api.try_interrupt(thread, &turn);
         // Alternate which request leaves first.
         let (result, _) = if round % 2 == 0 {
-            tokio::join!(
-                post(&s, &result_route, json!({"success": true})),
-                post(&s, &interrupt_route, json!({}))
-            )
+            tokio::join!(result, interrupt)
         } else {
-            let (i, r) = tokio::join!(
-                post(&s, &interrupt_route, json!({})),
-                post(&s, &result_route, json!({"success": true}))
-            );
+            let (i, r) = tokio::join!(interrupt, result);
             (r, i)
         };
-        let accepted = result.status() == 202;
-        assert!(accepted || result.status() == 404);
+        let accepted = result.status == 202;
+        assert!(accepted || result.status == 404);
         let events = reader.until("turn.completed").await;
-        let resolved = count(&events, "tool_call.resolved");
-        let canceled = count(&events, "tool_call.canceled");
+        let resolved = events.count("tool_call.resolved");
+        let canceled = events.count("tool_call.canceled");
         assert_eq!(
-            resolved + canceled + count(&events, "tool_call.timeout"),
+            resolved + canceled + events.count("tool_call.timeout"),
             1,
             "round {round}"
         );
@@ -374,28 +303,26 @@ async fn result_and_timeout_race_to_exactly_one_terminal_event() {
     s.mock.push(call("ide__open_file", json!({})));
     s.mock.push(Reply::text(&["done"]));
     let mut reader = s.events().await;
-    let started = s.start("race the clock").await;
-    let turn = started["turn"]["id"].as_str().unwrap().to_string();
-    let call_id = payload_of(&mut reader, "tool_call.requested").await["call_id"]
-        .as_str()
-        .unwrap()
-        .to_string();
+    let turn = s.start("race the clock").await.turn.id;
+    let requested = reader.payload("tool_call.requested").await;
+    let call_id = requested["call_id"].as_str().unwrap();
     // Post right at the timeout (1.5 s in tests), a few times around it.
     tokio::time::sleep(common::WAIT_TIMEOUT - std::time::Duration::from_millis(20)).await;
-    let route = format!(
-        "/v1/threads/{}/turns/{turn}/tool-calls/{call_id}/result",
-        s.thread
-    );
     let mut accepted = 0;
     for _ in 0..8 {
-        if post(&s, &route, json!({"success": true})).await.status() == 202 {
+        let result = json!({"success": true});
+        let reply = s
+            .api
+            .try_submit_tool_result(&s.thread, &turn, call_id, result)
+            .await;
+        if reply.status == 202 {
             accepted += 1;
         }
         tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     }
     let events = reader.until("turn.completed").await;
-    let resolved = count(&events, "tool_call.resolved");
-    assert_eq!(resolved + count(&events, "tool_call.timeout"), 1);
+    let resolved = events.count("tool_call.resolved");
+    assert_eq!(resolved + events.count("tool_call.timeout"), 1);
     assert_eq!(resolved, accepted);
 }
 
@@ -410,17 +337,21 @@ async fn bad_tool_registrations_are_400() {
         json!([{"name": "x", "surprise": true}]),
     ];
     for tools in cases {
-        let thread = post(&s, "/v1/threads", json!({ "dynamic_tools": tools })).await;
-        assert_eq!(thread.status(), 400, "{tools}");
-        let path = format!("/v1/threads/{}/turns", s.thread);
-        let turn = post(&s, &path, json!({"prompt": "p", "dynamic_tools": tools})).await;
-        assert_eq!(turn.status(), 400, "{tools}");
+        let thread = s
+            .api
+            .try_create_thread(json!({ "dynamic_tools": tools }))
+            .await;
+        assert_eq!(thread.status, 400, "{tools}");
+        let body = json!({"prompt": "p", "dynamic_tools": tools});
+        let turn = s.api.try_start_turn(&s.thread, body).await;
+        assert_eq!(turn.status, 400, "{tools}");
     }
     // Registered tools are part of the thread record.
-    let ok = post(&s, "/v1/threads", json!({ "dynamic_tools": ide_tool() })).await;
-    assert_eq!(ok.status(), 201);
-    let thread: Value = ok.json().await.unwrap();
-    assert_eq!(thread["dynamic_tools"][0]["namespace"], "ide");
+    let thread = s
+        .api
+        .create_thread(json!({ "dynamic_tools": ide_tool() }))
+        .await;
+    assert_eq!(thread.dynamic_tools[0].namespace.as_deref(), Some("ide"));
 }
 
 /// A process that dies with a client tool call or a question pending: the

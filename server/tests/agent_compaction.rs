@@ -4,9 +4,10 @@
 
 mod common;
 
-use common::agent::{setup_with_provider, Setup};
+use common::agent::setup_with_provider;
 use mock_provider::{Chunk, Reply};
-use serde_json::{json, Value};
+use protocol::{ItemKind, ThreadDetail, TurnItemRecord};
+use serde_json::json;
 
 /// A 1,000-token window compacting at 80%.
 const SMALL_WINDOW: &str = "context_window = 1000\n[compaction]\nauto_fraction = 0.8";
@@ -34,26 +35,13 @@ fn read_call(prompt_tokens: u64) -> Reply {
     }
 }
 
-fn compaction_items(detail: &Value) -> Vec<Value> {
-    detail["items"]
-        .as_array()
-        .unwrap()
+fn compaction_items(detail: &ThreadDetail) -> Vec<TurnItemRecord> {
+    detail
+        .items
         .iter()
-        .filter(|i| i["kind"] == "context_compaction")
+        .filter(|i| i.kind == ItemKind::ContextCompaction)
         .cloned()
         .collect()
-}
-
-async fn detail(s: &Setup) -> Value {
-    let url = format!("{}/v1/threads/{}", s.base, s.thread);
-    s.client
-        .get(url)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
 }
 
 #[tokio::test]
@@ -72,10 +60,7 @@ async fn a_full_window_is_summarized_mid_turn_and_the_turn_goes_on() {
     s.mock.push(Reply::text(&["Here is the listing."]));
     s.start("list the workspace").await;
     let done = reader.until("turn.completed").await;
-    assert_eq!(
-        done.last().unwrap().1["payload"]["turn"]["status"],
-        "completed"
-    );
+    assert_eq!(done.completed_turn()["status"], "completed");
 
     let requests = s.mock.requests();
     assert_eq!(requests.len(), 3);
@@ -96,20 +81,21 @@ async fn a_full_window_is_summarized_mid_turn_and_the_turn_goes_on() {
     assert_eq!(next[1]["content"], "list the workspace");
     assert!(!requests[2].to_string().contains("earlier question"));
 
-    let snapshot = detail(&s).await;
+    let snapshot = s.detail().await;
     let items = compaction_items(&snapshot);
     assert_eq!(items.len(), 1);
-    assert_eq!(items[0]["status"], "completed");
-    assert_eq!(items[0]["metadata"]["auto"], true);
-    assert_eq!(items[0]["metadata"]["threshold"], 800);
-    assert_eq!(items[0]["metadata"]["tokens_before"], 910);
-    assert!(items[0]["detail"]
-        .as_str()
+    assert_eq!(items[0].status, protocol::ItemStatus::Completed);
+    assert_eq!(items[0].metadata["auto"], true);
+    assert_eq!(items[0].metadata["threshold"], 800);
+    assert_eq!(items[0].metadata["tokens_before"], 910);
+    assert!(items[0]
+        .detail
+        .as_deref()
         .unwrap()
         .starts_with("SUMMARY-7Q"));
     // Usage counts the summarizer's call too (3 calls × 100 or more).
-    let usage = &snapshot["turns"][1]["usage"];
-    assert_eq!(usage["input_tokens"], 900 + 100 + 100);
+    let usage = &snapshot.turns[1].usage;
+    assert_eq!(usage.input_tokens, 900 + 100 + 100);
 
     // The next turn starts from the summary, not from the summarized prompt.
     s.mock.push(Reply::text(&["ok"]));
@@ -133,7 +119,7 @@ async fn below_the_threshold_or_switched_off_nothing_is_compacted() {
         s.start("list").await;
         reader.until("turn.completed").await;
         assert_eq!(s.mock.requests().len(), 2, "{config}");
-        assert!(compaction_items(&detail(&s).await).is_empty());
+        assert!(compaction_items(&s.detail().await).is_empty());
     }
 }
 
@@ -146,14 +132,7 @@ async fn manual_compaction_summarizes_everything_and_later_turns_use_it() {
     reader.until("turn.completed").await;
 
     s.mock.push(Reply::text(&["SUMMARY-M1: answered 42."]));
-    let compact = s
-        .client
-        .post(format!("{}/v1/threads/{}/compact", s.base, s.thread))
-        .json(&json!({"reason": "tidy up"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(compact.status(), 202);
+    s.api.compact(&s.thread, json!({"reason": "tidy up"})).await;
     reader.until("turn.completed").await;
     let summarize = s.mock.requests().pop().unwrap();
     let text = summarize["messages"][1]["content"].as_str().unwrap();
@@ -161,8 +140,8 @@ async fn manual_compaction_summarizes_everything_and_later_turns_use_it() {
         text.contains("USER: what is the answer?") && text.contains("ASSISTANT: The answer is 42.")
     );
     assert!(text.contains("tidy up"));
-    let items = compaction_items(&detail(&s).await);
-    assert_eq!(items[0]["metadata"]["auto"], false);
+    let items = compaction_items(&s.detail().await);
+    assert_eq!(items[0].metadata["auto"], false);
 
     s.mock.push(Reply::text(&["Still 42."]));
     s.start("and again?").await;
@@ -203,24 +182,12 @@ async fn answers_to_the_user_s_questions_stay_out_of_the_summary() {
     s.mock.push(Reply::text(&["Set up."]));
     let mut reader = s.events().await;
     s.start("set up a project").await;
-    let required = reader.until("user_input.required").await;
-    let input = required.last().unwrap().1["payload"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let answer = s
-        .client
-        .post(format!("{}/v1/user-input/{}/{input}", s.base, s.thread))
-        .json(&json!({"answers": [{"id": "name", "label": "Other", "value": SECRET}]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answer.status(), 200);
+    let required = reader.payload("user_input.required").await;
+    let input = required["id"].as_str().unwrap();
+    let answer = json!({"answers": [{"id": "name", "label": "Other", "value": SECRET}]});
+    s.api.answer_user_input(&s.thread, input, answer).await;
     let done = reader.until("turn.completed").await;
-    assert_eq!(
-        done.last().unwrap().1["payload"]["turn"]["status"],
-        "completed"
-    );
+    assert_eq!(done.completed_turn()["status"], "completed");
 
     let requests = s.mock.requests();
     assert_eq!(requests.len(), 4);
@@ -239,22 +206,19 @@ async fn answers_to_the_user_s_questions_stay_out_of_the_summary() {
     assert!(transcript.contains("[calls request_user_input"));
 
     // Nothing stored holds it: the summary item, the events, the files.
-    let snapshot = detail(&s).await;
+    let raw = s.api.try_thread(&s.thread).await;
+    assert!(!raw.text().contains(SECRET));
+    let snapshot: ThreadDetail = serde_json::from_slice(&raw.body).unwrap();
     let items = compaction_items(&snapshot);
     assert_eq!(items.len(), 1);
-    assert!(items[0]["detail"]
-        .as_str()
+    assert!(items[0]
+        .detail
+        .as_deref()
         .unwrap()
         .starts_with("SUMMARY-UI"));
-    assert!(!snapshot.to_string().contains(SECRET));
-    let latest = snapshot["latest_seq"].as_i64().unwrap();
-    let mut replay = s.events().await;
-    loop {
-        let (_, _, event) = replay.next().await;
+    let replay = s.events().await.through(snapshot.latest_seq).await;
+    for (_, event) in replay.iter() {
         assert!(!event.to_string().contains(SECRET), "{event}");
-        if event["seq"].as_i64().unwrap() >= latest {
-            break;
-        }
     }
     for file in std::fs::read_dir(s._h.home.path()).unwrap() {
         let raw = std::fs::read(file.unwrap().path()).unwrap_or_default();

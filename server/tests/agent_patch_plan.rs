@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::agent::{last_item, setup_in_workspace as setup, tool_call as call, Setup};
+use common::agent::{setup_in_workspace as setup, tool_call as call, Setup};
 use mock_provider::Reply;
 use serde_json::{json, Value};
 
@@ -47,15 +47,10 @@ async fn an_auto_approved_patch_changes_files_and_records_the_diff() {
     let s = setup(dir.path(), json!({"auto_approve": true})).await;
     s.mock.push(call("apply_patch", json!({ "patch": PATCH })));
     s.mock.push(Reply::text(&["patched"]));
-    let mut reader = s.events_from_now().await;
-    s.start("use wrapping arithmetic").await;
-    let events = reader.until("turn.completed").await;
+    let events = s.run("use wrapping arithmetic").await;
 
-    let decided = events
-        .iter()
-        .find(|(n, _)| n == "approval.decided")
-        .unwrap();
-    assert_eq!(decided.1["payload"]["auto"], true);
+    let decided = events.find("approval.decided");
+    assert_eq!(decided["payload"]["auto"], true);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("src/lib.rs")).unwrap(),
         LIB.replace("a + b", "a.wrapping_add(b)")
@@ -67,7 +62,7 @@ async fn an_auto_approved_patch_changes_files_and_records_the_diff() {
     );
     assert!(!dir.path().join("old.txt").exists());
 
-    let item = last_item(&events, "file_change");
+    let item = events.last_item("file_change");
     assert_eq!(item["status"], "completed");
     let metadata = &item["metadata"];
     assert_eq!(metadata["tool"], "apply_patch");
@@ -111,20 +106,12 @@ async fn a_denied_or_mismatched_patch_leaves_the_files_alone() {
         required["payload"]["description"],
         "Apply patch: M src/lib.rs, A README.md, D old.txt"
     );
-    let reply = s
-        .client
-        .post(format!(
-            "{}/v1/approvals/{}",
-            s.base,
-            required["payload"]["approval_id"].as_str().unwrap()
-        ))
-        .json(&json!({"decision": "deny"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 200);
+    let approval = required["payload"]["approval_id"].as_str().unwrap();
+    s.api
+        .decide_approval(approval, json!({"decision": "deny"}))
+        .await;
     let events = reader.until("turn.completed").await;
-    let item = last_item(&events, "file_change");
+    let item = events.last_item("file_change");
     assert_eq!(item["status"], "failed");
     assert_eq!(item["detail"], "the user denied this action");
     assert_eq!(told(&s), "error: the user denied this action");
@@ -135,10 +122,8 @@ async fn a_denied_or_mismatched_patch_leaves_the_files_alone() {
     let stale = PATCH.replace("-    a - b", "-    a - b + 0");
     s.mock.push(call("apply_patch", json!({ "patch": stale })));
     s.mock.push(Reply::text(&["I will re-read the file"]));
-    let mut reader = s.events_from_now().await;
-    s.start("patch it").await;
-    let events = reader.until("turn.completed").await;
-    let item = last_item(&events, "file_change");
+    let events = s.run("patch it").await;
+    let item = events.last_item("file_change");
     assert_eq!(item["status"], "failed");
     let detail = item["detail"].as_str().unwrap();
     assert!(
@@ -179,26 +164,14 @@ async fn update_plan_records_the_plan_even_in_plan_mode() {
         json!({"plan": [{"step": "a", "status": "done"}]}),
     ));
     s.mock.push(Reply::text(&["planned"]));
-    let mut reader = s.events_from_now().await;
-    s.start("plan the fix").await;
-    let events = reader.until("turn.completed").await;
-    assert_eq!(
-        events.last().unwrap().1["payload"]["turn"]["status"],
-        "completed"
-    );
+    let events = s.run("plan the fix").await;
+    assert_eq!(events.completed_turn()["status"], "completed");
     assert!(
         !events.iter().any(|(n, _)| n == "approval.required"),
         "no approval for a plan"
     );
 
-    let items: Vec<Value> = events
-        .iter()
-        .filter(|(n, e)| {
-            (n == "item.completed" || n == "item.failed")
-                && e["payload"]["item"]["kind"] == "tool_call"
-        })
-        .map(|(_, e)| e["payload"]["item"].clone())
-        .collect();
+    let items = events.items("tool_call");
     assert_eq!(items.len(), 2);
     assert_eq!(items[0]["status"], "completed");
     assert_eq!(items[0]["metadata"]["tool"], "update_plan");

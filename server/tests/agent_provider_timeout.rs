@@ -33,28 +33,21 @@ async fn a_stalled_stream_fails_after_the_configured_idle_timeout() {
         "failed by the idle timeout, not the stream's end: {elapsed:?}"
     );
 
-    let turn = &events.last().unwrap().1["payload"]["turn"];
+    let turn = events.completed_turn();
     assert_eq!(turn["status"], "failed");
     let error = turn["error"].as_str().unwrap();
     assert!(
         error.contains("mock stopped streaming: nothing for 1 s"),
         "{error}"
     );
-    let item = events
-        .iter()
-        .find(|(n, e)| n == "item.completed" && e["payload"]["item"]["kind"] == "error")
-        .map(|(_, e)| e["payload"]["item"].clone())
-        .expect("a readable error item");
+    let item = events.completed_item("error");
     let detail = item["detail"].as_str().unwrap();
     assert!(
         detail.contains("nothing for 1 s") && detail.contains("idle_timeout_secs"),
         "{detail}"
     );
     // What had arrived before the stall is kept.
-    assert_eq!(
-        common::agent::text(&events, "agent_message"),
-        "Thinking about"
-    );
+    assert_eq!(events.text("agent_message"), "Thinking about");
     assert_eq!(
         s.mock.requests().len(),
         1,

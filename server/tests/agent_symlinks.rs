@@ -7,19 +7,8 @@ mod common;
 
 use common::agent::{setup_in_workspace as setup, tool_call as call};
 use mock_provider::Reply;
-use serde_json::{json, Value};
+use serde_json::json;
 use std::os::unix::fs::symlink;
-
-/// The finished items of `kind`, in order.
-fn finished(events: &[(String, Value)], kind: &str) -> Vec<Value> {
-    events
-        .iter()
-        .filter(|(n, e)| {
-            (n == "item.completed" || n == "item.failed") && e["payload"]["item"]["kind"] == kind
-        })
-        .map(|(_, e)| e["payload"]["item"].clone())
-        .collect()
-}
 
 #[tokio::test]
 async fn links_leading_outside_are_refused_and_links_inside_are_written() {
@@ -63,11 +52,9 @@ async fn links_leading_outside_are_refused_and_links_inside_are_written() {
         json!({"path": "alias.txt", "content": "through the link\n"}),
     ));
     s.mock.push(Reply::text(&["done"]));
-    let mut reader = s.events_from_now().await;
-    s.start("write some files").await;
-    let events = reader.until("turn.completed").await;
+    let events = s.run("write some files").await;
 
-    let items = finished(&events, "file_change");
+    let items = events.items("file_change");
     assert_eq!(items.len(), refused_count + 1);
     for item in &items[..refused_count] {
         assert_eq!(item["status"], "failed", "{item}");

@@ -3,7 +3,10 @@
 
 mod common;
 
-use common::agent::{setup_in, text, Setup};
+use common::{
+    agent::{setup_in, Setup},
+    Events,
+};
 use mock_provider::{Chunk, Reply};
 use serde_json::{json, Value};
 
@@ -45,21 +48,11 @@ fn tool_call(name: &str, arguments: Value) -> Reply {
 
 /// Runs one turn in which the model calls one tool, then answers; returns
 /// (the tool item, what the model was sent back, all events).
-async fn one_call(s: &Setup, name: &str, arguments: Value) -> (Value, Value, Vec<(String, Value)>) {
+async fn one_call(s: &Setup, name: &str, arguments: Value) -> (Value, Value, Events) {
     s.mock.push(tool_call(name, arguments));
     s.mock.push(Reply::text(&["done"]));
-    let mut reader = s.events_from_now().await;
-    s.start("please use the tool").await;
-    let events = reader.until("turn.completed").await;
-    let item = events
-        .iter()
-        .rev()
-        .find(|(n, e)| {
-            (n == "item.completed" || n == "item.failed")
-                && e["payload"]["item"]["kind"] == "tool_call"
-        })
-        .map(|(_, e)| e["payload"]["item"].clone())
-        .expect("a tool_call item");
+    let events = s.run("please use the tool").await;
+    let item = events.last_item("tool_call");
     let requests = s.mock.requests();
     let second = requests.last().unwrap()["messages"].clone();
     (item, second, events)
@@ -115,11 +108,8 @@ async fn read_file_result_reaches_the_model_and_the_transcript() {
     assert_eq!(tool["role"], "tool");
     assert_eq!(tool["tool_call_id"], "call_1");
     assert!(tool["content"].as_str().unwrap().contains("     2\tbeta"));
-    assert_eq!(text(&events, "agent_message"), "done");
-    assert_eq!(
-        events.last().unwrap().1["payload"]["turn"]["status"],
-        "completed"
-    );
+    assert_eq!(events.text("agent_message"), "done");
+    assert_eq!(events.completed_turn()["status"], "completed");
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::agent::{setup, text};
+use common::agent::setup;
 use mock_provider::{Chunk, Reply};
 use serde_json::{json, Value};
 
@@ -41,11 +41,11 @@ async fn streams_reasoning_and_answer_with_usage() {
     s.start("hi there").await;
     let events = reader.until("turn.completed").await;
     assert_eq!(
-        text(&events, "agent_reasoning"),
+        events.text("agent_reasoning"),
         "The user greets; greet back."
     );
-    assert_eq!(text(&events, "agent_message"), "Hello, world!");
-    let turn = &events.last().unwrap().1["payload"]["turn"];
+    assert_eq!(events.text("agent_message"), "Hello, world!");
+    let turn = events.completed_turn();
     assert_eq!(turn["status"], "completed");
     assert_eq!(
         turn["usage"],
@@ -97,11 +97,8 @@ async fn overloaded_then_success_is_retried() {
     let mut reader = s.events().await;
     s.start("try hard").await;
     let events = reader.until("turn.completed").await;
-    assert_eq!(text(&events, "agent_message"), "made it");
-    assert_eq!(
-        events.last().unwrap().1["payload"]["turn"]["status"],
-        "completed"
-    );
+    assert_eq!(events.text("agent_message"), "made it");
+    assert_eq!(events.completed_turn()["status"], "completed");
     assert_eq!(s.mock.requests().len(), 3);
 }
 
@@ -115,7 +112,7 @@ async fn authentication_failures_are_not_retried_and_say_why() {
     let mut reader = s.events().await;
     s.start("hello").await;
     let events = reader.until("turn.completed").await;
-    let turn = &events.last().unwrap().1["payload"]["turn"];
+    let turn = events.completed_turn();
     assert_eq!(turn["status"], "failed");
     assert!(
         turn["error"]
@@ -124,14 +121,8 @@ async fn authentication_failures_are_not_retried_and_say_why() {
             .contains("rejected the API key"),
         "{turn}"
     );
-    let error_item = events
-        .iter()
-        .find(|(n, e)| n == "item.completed" && e["payload"]["item"]["kind"] == "error")
-        .expect("a readable error item");
-    assert!(error_item.1["payload"]["item"]["detail"]
-        .as_str()
-        .unwrap()
-        .contains("HTTP 401"));
+    let error_item = events.completed_item("error");
+    assert!(error_item["detail"].as_str().unwrap().contains("HTTP 401"));
     assert_eq!(s.mock.requests().len(), 1, "not retried");
 }
 
@@ -145,7 +136,7 @@ async fn a_bad_request_fails_with_the_provider_message() {
     let mut reader = s.events().await;
     s.start("hello").await;
     let events = reader.until("turn.completed").await;
-    let turn = &events.last().unwrap().1["payload"]["turn"];
+    let turn = events.completed_turn();
     assert_eq!(turn["status"], "failed");
     assert!(turn["error"]
         .as_str()
@@ -167,32 +158,15 @@ async fn interrupt_stops_a_slow_stream() {
     });
     let mut reader = s.events().await;
     let started = s.start("count slowly").await;
-    loop {
-        if reader.next().await.1 == "item.delta" {
-            break;
-        }
-    }
-    let turn = started["turn"]["id"].as_str().unwrap();
+    reader.until("item.delta").await;
     let asked = std::time::Instant::now();
-    let reply = s
-        .client
-        .post(format!(
-            "{}/v1/threads/{}/turns/{turn}/interrupt",
-            s.base, s.thread
-        ))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 200);
+    s.api.interrupt(&s.thread, &started.turn.id).await;
     let events = reader.until("turn.completed").await;
     assert!(
         asked.elapsed() < std::time::Duration::from_secs(1),
         "stopped within 1 s"
     );
-    assert_eq!(
-        events.last().unwrap().1["payload"]["turn"]["status"],
-        "interrupted"
-    );
+    assert_eq!(events.completed_turn()["status"], "interrupted");
     assert!(events.iter().any(|(n, _)| n == "item.interrupted"));
 }
 
@@ -211,28 +185,11 @@ async fn a_steer_reaches_the_model_before_its_next_call() {
     s.mock.push(Reply::text(&["ok, ", "going left"]));
     let mut reader = s.events().await;
     let started = s.start("walk").await;
-    loop {
-        if reader.next().await.1 == "item.delta" {
-            break;
-        }
-    }
-    let turn = started["turn"]["id"].as_str().unwrap();
-    let reply = s
-        .client
-        .post(format!(
-            "{}/v1/threads/{}/turns/{turn}/steer",
-            s.base, s.thread
-        ))
-        .json(&json!({"prompt": "go left instead"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 200);
+    reader.until("item.delta").await;
+    let steer = json!({"prompt": "go left instead"});
+    s.api.steer(&s.thread, &started.turn.id, steer).await;
     let events = reader.until("turn.completed").await;
-    assert_eq!(
-        events.last().unwrap().1["payload"]["turn"]["status"],
-        "completed"
-    );
+    assert_eq!(events.completed_turn()["status"], "completed");
     let requests = s.mock.requests();
     assert_eq!(requests.len(), 2);
     let last = requests[1]["messages"]
@@ -242,7 +199,7 @@ async fn a_steer_reaches_the_model_before_its_next_call() {
         .unwrap()
         .clone();
     assert_eq!(last, json!({"role": "user", "content": "go left instead"}));
-    assert!(text(&events, "agent_message").ends_with("ok, going left"));
+    assert!(events.text("agent_message").ends_with("ok, going left"));
 }
 
 /// A turn may pick another provider than its thread's; an unknown one is
@@ -250,30 +207,18 @@ async fn a_steer_reaches_the_model_before_its_next_call() {
 #[tokio::test]
 async fn a_turn_can_override_the_provider() {
     let s = common::agent::setup_with(json!({ "model_provider": "nowhere" })).await;
-    let url = format!("{}/v1/threads/{}/turns", s.base, s.thread);
     let refused = s
-        .client
-        .post(&url)
-        .json(&json!({ "prompt": "hi" }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(refused.status(), 400);
-    let message = refused.json::<Value>().await.unwrap()["error"]["message"].clone();
-    assert!(message.as_str().unwrap().contains("[providers.nowhere]"));
+        .api
+        .try_start_turn(&s.thread, json!({ "prompt": "hi" }))
+        .await;
+    assert_eq!(refused.status, 400);
+    assert!(refused.error_message().contains("[providers.nowhere]"));
 
     s.mock.push(Reply::text(&["hello from mock"]));
     let mut reader = s.events().await;
-    let started = s
-        .client
-        .post(&url)
-        .json(&json!({ "prompt": "hi", "model_provider": "mock" }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(started.status(), 201);
-    let turn: Value = started.json().await.unwrap();
-    assert_eq!(turn["turn"]["effective_provider"], "mock");
+    let body = json!({ "prompt": "hi", "model_provider": "mock" });
+    let turn = s.api.start_turn(&s.thread, body).await;
+    assert_eq!(turn.turn.effective_provider.as_deref(), Some("mock"));
     let events = reader.until("turn.completed").await;
-    assert_eq!(text(&events, "agent_message"), "hello from mock");
+    assert_eq!(events.text("agent_message"), "hello from mock");
 }

@@ -4,18 +4,9 @@
 
 mod common;
 
-use common::agent::{last_item, setup_in_workspace as setup, tool_call as call, Setup};
+use common::agent::{setup_in_workspace as setup, tool_call as call};
 use mock_provider::Reply;
-use serde_json::{json, Value};
-
-async fn decide(s: &Setup, approval: &str, body: Value) -> reqwest::Response {
-    s.client
-        .post(format!("{}/v1/approvals/{approval}", s.base))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-}
+use serde_json::json;
 
 #[tokio::test]
 async fn auto_approved_write_records_a_diff() {
@@ -26,19 +17,13 @@ async fn auto_approved_write_records_a_diff() {
         json!({"path": "src/new.txt", "content": "one\ntwo\n"}),
     ));
     s.mock.push(Reply::text(&["written"]));
-    let mut reader = s.events_from_now().await;
-    s.start("make a file").await;
-    let events = reader.until("turn.completed").await;
-    let decided = events
-        .iter()
-        .find(|(n, _)| n == "approval.decided")
-        .unwrap();
-    assert_eq!(decided.1["payload"]["auto"], true);
+    let events = s.run("make a file").await;
+    assert_eq!(events.find("approval.decided")["payload"]["auto"], true);
     assert_eq!(
         std::fs::read_to_string(dir.path().join("src/new.txt")).unwrap(),
         "one\ntwo\n"
     );
-    let item = last_item(&events, "file_change");
+    let item = events.last_item("file_change");
     assert_eq!(item["status"], "completed");
     let diff = item["metadata"]["diff"].as_str().unwrap();
     assert!(
@@ -68,49 +53,25 @@ async fn allow_deny_and_the_snapshot_while_pending() {
     assert_eq!(required["payload"]["tool_name"], "edit_file");
     assert_eq!(required["payload"]["description"], "Edit a.txt");
     // A client arriving now sees the pending approval in the snapshot.
-    let detail: Value = s
-        .client
-        .get(format!("{}/v1/threads/{}", s.base, s.thread))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(detail["pending_approvals"][0]["approval_id"], approval);
-    assert!(detail["latest_seq"].as_i64().unwrap() >= required["seq"].as_i64().unwrap());
+    let detail = s.detail().await;
+    assert_eq!(detail.pending_approvals[0]["approval_id"], approval);
+    assert!(detail.latest_seq >= required["seq"].as_i64().unwrap());
 
-    assert_eq!(
-        decide(&s, &approval, json!({"decision": "maybe"}))
-            .await
-            .status(),
-        400
-    );
-    let ok: Value = decide(&s, &approval, json!({"decision": "allow"}))
-        .await
-        .json()
-        .await
-        .unwrap();
+    let (allow, maybe) = (json!({"decision": "allow"}), json!({"decision": "maybe"}));
+    let maybe = s.api.try_decide_approval(&approval, maybe).await;
+    assert_eq!(maybe.status, 400);
+    let ok = s.api.try_decide_approval(&approval, &allow).await.json();
     assert_eq!(ok["delivered"], true);
-    assert_eq!(
-        decide(&s, &approval, json!({"decision": "allow"}))
-            .await
-            .status(),
-        404,
-        "settled"
-    );
-    assert_eq!(
-        decide(&s, "appr_0000", json!({"decision": "allow"}))
-            .await
-            .status(),
-        404
-    );
+    let again = s.api.try_decide_approval(&approval, &allow).await;
+    assert_eq!(again.status, 404, "settled");
+    let unknown = s.api.try_decide_approval("appr_0000", &allow).await;
+    assert_eq!(unknown.status, 404);
     let events = reader.until("turn.completed").await;
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
         "hello there\n"
     );
-    assert_eq!(last_item(&events, "file_change")["status"], "completed");
+    assert_eq!(events.last_item("file_change")["status"], "completed");
 
     // Now deny: nothing changes and the model is told.
     s.mock.push(call(
@@ -120,19 +81,17 @@ async fn allow_deny_and_the_snapshot_while_pending() {
     s.mock.push(Reply::text(&["ok, not writing"]));
     let mut reader = s.events_from_now().await;
     s.start("overwrite it").await;
-    let required = reader.until("approval.required").await.pop().unwrap().1;
-    decide(
-        &s,
-        required["payload"]["approval_id"].as_str().unwrap(),
-        json!({"decision": "deny"}),
-    )
-    .await;
+    let required = reader.payload("approval.required").await;
+    let approval = required["approval_id"].as_str().unwrap();
+    s.api
+        .try_decide_approval(approval, json!({"decision": "deny"}))
+        .await;
     let events = reader.until("turn.completed").await;
     assert_eq!(
         std::fs::read_to_string(dir.path().join("a.txt")).unwrap(),
         "hello there\n"
     );
-    let item = last_item(&events, "file_change");
+    let item = events.last_item("file_change");
     assert_eq!(item["status"], "failed");
     assert_eq!(item["detail"], "the user denied this action");
     let told = s.mock.requests().last().unwrap()["messages"]
@@ -153,28 +112,19 @@ async fn remember_turns_on_auto_approve_for_the_thread() {
     s.mock.push(Reply::text(&["ok"]));
     let mut reader = s.events_from_now().await;
     s.start("write").await;
-    let required = reader.until("approval.required").await.pop().unwrap().1;
-    decide(
-        &s,
-        required["payload"]["approval_id"].as_str().unwrap(),
-        json!({"decision": "allow", "remember": true}),
-    )
-    .await;
+    let required = reader.payload("approval.required").await;
+    let approval = required["approval_id"].as_str().unwrap();
+    let remember = json!({"decision": "allow", "remember": true});
+    s.api.try_decide_approval(approval, remember).await;
     let events = reader.until("turn.completed").await;
-    let updated = events.iter().find(|(n, _)| n == "thread.updated").unwrap();
-    assert_eq!(updated.1["payload"]["thread"]["auto_approve"], true);
+    let updated = events.find("thread.updated");
+    assert_eq!(updated["payload"]["thread"]["auto_approve"], true);
 
     s.mock
         .push(call("write_file", json!({"path": "y.txt", "content": "2"})));
     s.mock.push(Reply::text(&["ok"]));
-    let mut reader = s.events_from_now().await;
-    s.start("write again").await;
-    let events = reader.until("turn.completed").await;
-    let decided = events
-        .iter()
-        .find(|(n, _)| n == "approval.decided")
-        .unwrap();
-    assert_eq!(decided.1["payload"]["auto"], true);
+    let events = s.run("write again").await;
+    assert_eq!(events.find("approval.decided")["payload"]["auto"], true);
     assert!(dir.path().join("y.txt").exists());
 }
 
@@ -191,15 +141,12 @@ async fn remember_applies_to_the_running_turn() {
     s.mock.push(Reply::text(&["both written"]));
     let mut reader = s.events_from_now().await;
     s.start("write two files").await;
-    let required = reader.until("approval.required").await.pop().unwrap().1;
-    let id = required["payload"]["approval_id"].as_str().unwrap();
-    decide(&s, id, json!({"decision": "allow", "remember": true})).await;
+    let required = reader.payload("approval.required").await;
+    let id = required["approval_id"].as_str().unwrap();
+    let remember = json!({"decision": "allow", "remember": true});
+    s.api.try_decide_approval(id, remember).await;
     let events = reader.until("turn.completed").await;
-    let decided: Vec<&Value> = events
-        .iter()
-        .filter(|(n, _)| n == "approval.decided")
-        .map(|(_, e)| &e["payload"])
-        .collect();
+    let decided = events.payloads("approval.decided");
     assert_eq!(decided.len(), 2, "the user's, then the automatic one");
     assert_eq!(decided[1]["auto"], true);
     assert!(dir.path().join("b.txt").exists());
@@ -212,10 +159,8 @@ async fn an_unanswered_approval_times_out_as_a_denial() {
     s.mock
         .push(call("exec_shell", json!({"command": "touch ran"})));
     s.mock.push(Reply::text(&["never mind"]));
-    let mut reader = s.events_from_now().await;
-    s.start("run it").await;
-    let events = reader.until("turn.completed").await;
-    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    let events = s.run("run it").await;
+    let names = events.names();
     let timeout = names
         .iter()
         .position(|n| *n == "approval.timeout")
@@ -236,10 +181,8 @@ async fn shell_output_exit_code_and_no_secrets() {
     std::env::set_var("CODEWHALE_TEST_SERVICE_API_KEY", "sk-should-not-leak");
     s.mock.push(call("exec_shell", json!({"command": "echo out; echo err >&2; echo \"key=${CODEWHALE_TEST_SERVICE_API_KEY:-none}\"; pwd; exit 3"})));
     s.mock.push(Reply::text(&["ran"]));
-    let mut reader = s.events_from_now().await;
-    s.start("run").await;
-    let events = reader.until("turn.completed").await;
-    let item = last_item(&events, "command_execution");
+    let events = s.run("run").await;
+    let item = events.last_item("command_execution");
     let output = item["detail"].as_str().unwrap();
     assert!(output.contains("out") && output.contains("err"), "{output}");
     assert!(output.contains("key=none"), "{output}");
@@ -283,21 +226,10 @@ async fn interrupt_kills_a_running_command() {
         .trim()
         .to_string();
     let asked = std::time::Instant::now();
-    let turn = started["turn"]["id"].as_str().unwrap();
-    s.client
-        .post(format!(
-            "{}/v1/threads/{}/turns/{turn}/interrupt",
-            s.base, s.thread
-        ))
-        .send()
-        .await
-        .unwrap();
+    s.api.try_interrupt(&s.thread, &started.turn.id).await;
     let events = reader.until("turn.completed").await;
     assert!(asked.elapsed() < std::time::Duration::from_secs(1));
-    assert_eq!(
-        events.last().unwrap().1["payload"]["turn"]["status"],
-        "interrupted"
-    );
+    assert_eq!(events.completed_turn()["status"], "interrupted");
     tokio::time::sleep(std::time::Duration::from_millis(200)).await;
     assert!(
         !std::path::Path::new(&format!("/proc/{pid}")).exists(),
@@ -341,9 +273,7 @@ async fn plan_mode_no_shell_and_ambiguous_edits_are_refused() {
         let s = setup(dir.path(), settings.clone()).await;
         s.mock.push(reply);
         s.mock.push(Reply::text(&["ok"]));
-        let mut reader = s.events_from_now().await;
-        s.start("try").await;
-        let events = reader.until("turn.completed").await;
+        let events = s.run("try").await;
         let item = events
             .iter()
             .rev()

@@ -4,12 +4,12 @@
 
 mod common;
 
+use common::Api;
 use serde_json::{json, Value};
 use std::{
     io::{BufRead, BufReader},
     path::Path,
     process::{Child, Command, Stdio},
-    time::Duration,
 };
 
 struct Server {
@@ -50,14 +50,9 @@ fn start(mut command: Command) -> Server {
     }
 }
 
+/// A client that sends no credentials of its own.
 fn client() -> reqwest::Client {
-    {
-        codewhale::provider::install_tls();
-        reqwest::Client::builder()
-    }
-    .timeout(Duration::from_secs(30))
-    .build()
-    .unwrap()
+    common::client::http_client(None)
 }
 
 #[tokio::test]
@@ -131,20 +126,9 @@ async fn no_auth_only_on_loopback() {
     let mut open = codewhale_in(home.path());
     open.args(["serve", "--http", "--insecure", "--port", "0"]);
     let server = start(open);
-    let reply = client()
-        .get(format!("{}/v1/threads", server.base))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 200);
-    let info: Value = client()
-        .get(format!("{}/v1/runtime/info", server.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let api = Api::with_token(&server.base, None);
+    assert_eq!(api.get("/v1/threads").await.status, 200);
+    let info = api.get("/v1/runtime/info").await.json();
     assert_eq!(info["auth_required"], false);
 }
 
@@ -289,31 +273,13 @@ async fn without_a_provider_turns_are_refused_with_what_to_configure() {
     .env_remove("DEEPSEEK_API_KEY")
     .env_remove("OPENAI_API_KEY");
     let server = start(bare);
-    let client = client();
-    let thread: Value = client
-        .post(format!("{}/v1/threads", server.base))
-        .bearer_auth("a-token-for-this-test")
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let reply = client
-        .post(format!(
-            "{}/v1/threads/{}/turns",
-            server.base,
-            thread["id"].as_str().unwrap()
-        ))
-        .bearer_auth("a-token-for-this-test")
-        .json(&json!({"prompt": "hello"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 400);
-    let body: Value = reply.json().await.unwrap();
-    let message = body["error"]["message"].as_str().unwrap();
+    let api = Api::with_token(&server.base, Some("a-token-for-this-test"));
+    let thread = api.create_thread(json!({})).await;
+    let reply = api
+        .try_start_turn(&thread.id, json!({"prompt": "hello"}))
+        .await;
+    assert_eq!(reply.status, 400);
+    let message = reply.error_message();
     assert!(
         message.contains("DEEPSEEK_API_KEY") && message.contains("config.toml"),
         "{message}"
@@ -363,43 +329,14 @@ async fn user_input_answers_stay_out_of_trace_logs() {
         std::io::Read::read_to_string(&mut stderr, &mut text).ok();
         text
     });
-    let client = client();
-    let auth = format!("Bearer {}", common::TOKEN);
-    let thread: Value = client
-        .post(format!("{}/v1/threads", server.base))
-        .header("authorization", &auth)
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = thread["id"].as_str().unwrap();
-    let events_url = format!("{}/v1/threads/{id}/events", server.base);
-    let mut reader =
-        common::EventReader::open(&client, &events_url, &[("authorization", &auth)]).await;
-    let turn = client
-        .post(format!("{}/v1/threads/{id}/turns", server.base))
-        .header("authorization", &auth)
-        .json(&json!({"prompt": "ask me"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(turn.status(), 201);
-    let required = reader.until("user_input.required").await;
-    let input = required.last().unwrap().1["payload"]["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    let answered = client
-        .post(format!("{}/v1/user-input/{id}/{input}", server.base))
-        .header("authorization", &auth)
-        .json(&json!({"answers": [{"id": "q", "label": "", "value": SECRET}]}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(answered.status(), 200);
+    let api = Api::new(&server.base);
+    let id = api.create_thread(json!({})).await.id;
+    let mut reader = api.events(&id).await;
+    api.start_turn(&id, json!({"prompt": "ask me"})).await;
+    let required = reader.payload("user_input.required").await;
+    let input = required["id"].as_str().unwrap();
+    let answer = json!({"answers": [{"id": "q", "label": "", "value": SECRET}]});
+    api.answer_user_input(&id, input, answer).await;
     reader.until("turn.completed").await;
     assert!(
         mock.requests()[1].to_string().contains(SECRET),

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::agent::{last_item, setup_with_provider, tool_call};
+use common::agent::{setup_with_provider, tool_call};
 use mock_provider::Reply;
 use serde_json::json;
 use std::{path::PathBuf, sync::OnceLock, time::Duration};
@@ -81,10 +81,8 @@ async fn exec_shell_gets_no_secrets() {
     s.mock
         .push(tool_call("exec_shell", json!({"command": "env"})));
     s.mock.push(Reply::text(&["ran"]));
-    let mut reader = s.events_from_now().await;
-    s.start("print the environment").await;
-    let events = reader.until("turn.completed").await;
-    let item = last_item(&events, "command_execution");
+    let events = s.run("print the environment").await;
+    let item = events.last_item("command_execution");
     assert_eq!(item["status"], "completed");
     assert_scrubbed(item["detail"].as_str().unwrap());
 }

@@ -7,29 +7,15 @@ mod common;
 
 use axum::{
     body::Body,
-    http::{header, Request, StatusCode},
+    http::{header, StatusCode},
 };
-use common::{post, Harness, TOKEN};
+use common::{post, Harness, FORM, TOKEN};
 
 const BEARER: &str = "Bearer cwrt_test_token_0123456789abcdef";
 
-fn request(method: &str, path: &str, headers: &[(&str, &str)], body: &str) -> Request<Body> {
-    let mut builder = Request::builder().method(method).uri(path);
-    for (name, value) in headers {
-        builder = builder.header(*name, *value);
-    }
-    builder.body(Body::from(body.to_string())).unwrap()
-}
-
 async fn thread_count(h: &Harness) -> usize {
-    let reply = h
-        .send(request(
-            "GET",
-            "/v1/threads",
-            &[("authorization", BEARER)],
-            "",
-        ))
-        .await;
+    let auth = [("authorization", BEARER)];
+    let reply = h.request("GET", "/v1/threads", &auth, "").await;
     assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
     reply.json().as_array().unwrap().len()
 }
@@ -52,19 +38,13 @@ async fn a_foreign_host_is_refused_before_auth_on_every_surface() {
                 "attacker.example:7878",
                 "127.0.0.1.nip.io:7878",
             ] {
-                let reply = h
-                    .send(request(
-                        method,
-                        path,
-                        &[
-                            ("host", host),
-                            ("authorization", BEARER),
-                            ("origin", "http://attacker.example:7878"),
-                            ("access-control-request-method", "POST"),
-                        ],
-                        "{}",
-                    ))
-                    .await;
+                let headers = [
+                    ("host", host),
+                    ("authorization", BEARER),
+                    ("origin", "http://attacker.example:7878"),
+                    ("access-control-request-method", "POST"),
+                ];
+                let reply = h.request(method, path, &headers, "{}").await;
                 assert_eq!(
                     reply.status,
                     StatusCode::MISDIRECTED_REQUEST,
@@ -86,15 +66,11 @@ async fn loopback_hosts_are_answered_and_bad_host_values_are_400() {
         "[::1]:7878",
         "localhost",
     ] {
-        let reply = h
-            .send(request("GET", "/health", &[("host", host)], ""))
-            .await;
+        let reply = h.request("GET", "/health", &[("host", host)], "").await;
         assert_eq!(reply.status, StatusCode::OK, "{host}");
     }
     for host in ["user@localhost", "local host", "[::1"] {
-        let reply = h
-            .send(request("GET", "/health", &[("host", host)], ""))
-            .await;
+        let reply = h.request("GET", "/health", &[("host", host)], "").await;
         assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{host}");
         assert_eq!(reply.json()["error"]["status"], 400);
     }
@@ -135,27 +111,26 @@ async fn no_auth_mode_refuses_cross_site_changes() {
         &[host, json, ("sec-fetch-site", "same-site")],
     ];
     for headers in refused {
-        let reply = h.send(request("POST", "/v1/threads", headers, "{}")).await;
+        let reply = h.request("POST", "/v1/threads", headers, "{}").await;
         assert_eq!(reply.status, StatusCode::FORBIDDEN, "{headers:?}");
         assert_eq!(reply.json()["error"]["status"], 403);
     }
     // A form post needs no preflight: the classic cross-site attack on a
     // server function.
-    let form = post("/api/create_thread")
-        .header("host", "127.0.0.1:7878")
-        .header("origin", "http://evil.example")
-        .header("sec-fetch-site", "cross-site")
-        .body(Body::from("request[title]=pwned"))
-        .unwrap();
-    assert_eq!(h.send(form).await.status, StatusCode::FORBIDDEN);
+    let form = [
+        FORM,
+        host,
+        ("origin", "http://evil.example"),
+        ("sec-fetch-site", "cross-site"),
+    ];
+    let reply = h
+        .request("POST", "/api/create_thread", &form, "request[title]=pwned")
+        .await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
     // Reading with a foreign Origin is refused too.
-    let read = request(
-        "GET",
-        "/v1/threads",
-        &[host, ("origin", "http://evil.example")],
-        "",
-    );
-    assert_eq!(h.send(read).await.status, StatusCode::FORBIDDEN);
+    let read = [host, ("origin", "http://evil.example")];
+    let reply = h.request("GET", "/v1/threads", &read, "").await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
     assert_eq!(thread_count(&h).await, 0);
 
     let allowed: [&[(&str, &str)]; 4] = [
@@ -172,7 +147,7 @@ async fn no_auth_mode_refuses_cross_site_changes() {
         ],
     ];
     for headers in allowed {
-        let reply = h.send(request("POST", "/v1/threads", headers, "{}")).await;
+        let reply = h.request("POST", "/v1/threads", headers, "{}").await;
         assert_eq!(reply.status, StatusCode::CREATED, "{headers:?}");
     }
     assert_eq!(thread_count(&h).await, 4);
@@ -206,34 +181,29 @@ async fn the_runtime_token_cookie_only_works_from_the_servers_own_origin() {
             ("origin", "http://localhost:3000"),
         ],
     ] {
-        let reply = h.send(request("POST", "/v1/threads", &headers, "{}")).await;
+        let reply = h.request("POST", "/v1/threads", &headers, "{}").await;
         assert_eq!(reply.status, StatusCode::FORBIDDEN, "{headers:?}");
     }
     assert_eq!(thread_count(&h).await, 0);
-    let own = request(
-        "POST",
-        "/v1/threads",
-        &[
-            host,
-            json,
-            ("cookie", &cookie),
-            ("origin", "http://127.0.0.1:7878"),
-            ("sec-fetch-site", "same-origin"),
-        ],
-        "{}",
-    );
-    assert_eq!(h.send(own).await.status, StatusCode::CREATED);
+    let own = [
+        host,
+        json,
+        ("cookie", &cookie),
+        ("origin", "http://127.0.0.1:7878"),
+        ("sec-fetch-site", "same-origin"),
+    ];
+    let reply = h.request("POST", "/v1/threads", &own, "{}").await;
+    assert_eq!(reply.status, StatusCode::CREATED);
 }
 
 #[tokio::test]
 async fn server_function_bodies_over_the_limit_are_413() {
     let h = Harness::app_server().await;
     let big = "a".repeat(codewhale::http::router::MAX_BODY_BYTES + 1);
-    let declared = post("/api/create_thread")
-        .header(header::AUTHORIZATION, BEARER)
-        .body(Body::from(big.clone()))
-        .unwrap();
-    let reply = h.send(declared).await;
+    let auth = [FORM, ("authorization", BEARER)];
+    let reply = h
+        .request("POST", "/api/create_thread", &auth, big.clone())
+        .await;
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(reply.json()["error"]["status"], 413);
     // Chunked: no Content-Length to refuse early; the read stops at the limit.
@@ -242,11 +212,10 @@ async fn server_function_bodies_over_the_limit_are_413() {
         .chunks(1 << 20)
         .map(|c| Ok::<_, std::io::Error>(c.to_vec()))
         .collect::<Vec<_>>();
-    let streamed = post("/api/create_thread")
-        .header(header::AUTHORIZATION, BEARER)
-        .body(Body::from_stream(futures::stream::iter(chunks)))
-        .unwrap();
-    let reply = h.send(streamed).await;
+    let streamed = Body::from_stream(futures::stream::iter(chunks));
+    let reply = h
+        .request("POST", "/api/create_thread", &auth, streamed)
+        .await;
     assert_eq!(reply.status, StatusCode::PAYLOAD_TOO_LARGE);
     assert_eq!(thread_count(&h).await, 0);
 }

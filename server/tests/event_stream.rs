@@ -3,18 +3,11 @@
 mod common;
 
 use codewhale::store::NewEvent;
-use common::{api_client, EventReader, Harness};
-use serde_json::{json, Value};
+use common::{Api, Harness};
+use serde_json::json;
 
-async fn thread(client: &reqwest::Client, base: &str) -> String {
-    let reply = client
-        .post(format!("{base}/v1/threads"))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap();
-    let thread: Value = reply.json().await.unwrap();
-    thread["id"].as_str().unwrap().to_string()
+async fn thread(api: &Api) -> String {
+    api.create_thread(json!({})).await.id
 }
 
 /// Appends `n` events to `thread` straight through the store, one commit each.
@@ -32,15 +25,13 @@ async fn append(h: &Harness, thread: &str, n: usize) -> Vec<i64> {
 #[tokio::test]
 async fn replays_history_then_delivers_live_with_a_previous_seq_chain() {
     let h = Harness::app_server().await;
-    let base = h.serve().await;
-    let client = api_client();
-    let id = thread(&client, &base).await;
-    let other = thread(&client, &base).await;
+    let api = h.api().await;
+    let id = thread(&api).await;
+    let other = thread(&api).await;
     append(&h, &id, 3).await;
     append(&h, &other, 2).await; // interleaved: gaps in this thread's seqs are legal
 
-    let url = format!("{base}/v1/threads/{id}/events");
-    let mut reader = EventReader::open(&client, &url, &[]).await;
+    let mut reader = api.events(&id).await;
     let (sse_id, name, first) = reader.next().await;
     assert_eq!(name, "thread.started");
     assert_eq!(first["event"], "thread.started");
@@ -71,23 +62,22 @@ async fn replays_history_then_delivers_live_with_a_previous_seq_chain() {
 #[tokio::test]
 async fn cursors_since_seq_last_event_id_and_replay_limit() {
     let h = Harness::app_server().await;
-    let base = h.serve().await;
-    let client = api_client();
-    let id = thread(&client, &base).await;
+    let api = h.api().await;
+    let id = thread(&api).await;
     let seqs = append(&h, &id, 10).await;
-    let url = format!("{base}/v1/threads/{id}/events");
 
-    let mut from_cursor =
-        EventReader::open(&client, &format!("{url}?since_seq={}", seqs[6]), &[]).await;
+    let mut from_cursor = api.events_since(&id, seqs[6]).await;
     let (_, _, event) = from_cursor.next().await;
     assert_eq!(event["seq"], seqs[7]);
     assert_eq!(event["previous_seq"], seqs[6]);
 
     let last_id = seqs[8].to_string();
-    let mut resumed = EventReader::open(&client, &url, &[("last-event-id", &last_id)]).await;
+    let mut resumed = api
+        .open_events(&id, "", &[("last-event-id", &last_id)])
+        .await;
     assert_eq!(resumed.next().await.2["seq"], seqs[9]);
 
-    let mut tail = EventReader::open(&client, &format!("{url}?replay_limit=3"), &[]).await;
+    let mut tail = api.open_events(&id, "?replay_limit=3", &[]).await;
     let (_, _, event) = tail.next().await;
     assert_eq!(event["seq"], seqs[7]);
     assert_eq!(
@@ -105,35 +95,27 @@ async fn cursors_since_seq_last_event_id_and_replay_limit() {
         "?since_seq=abc",
         "?cursor=1",
     ] {
-        let reply = client.get(format!("{url}{bad}")).send().await.unwrap();
-        assert_eq!(reply.status(), 400, "{bad}");
+        let reply = api.get(&format!("/v1/threads/{id}/events{bad}")).await;
+        assert_eq!(reply.status, 400, "{bad}");
     }
-    let reply = client
-        .get(&url)
-        .header("last-event-id", "nope")
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 400);
-    let unknown = client
-        .get(format!("{base}/v1/threads/thr_00ff00ff00ff00ff/events"))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(unknown.status(), 404);
+    let url = api.url(&format!("/v1/threads/{id}/events"));
+    let reply = api
+        .send(api.http().get(url).header("last-event-id", "nope"))
+        .await;
+    assert_eq!(reply.status, 400);
+    let unknown = api.get("/v1/threads/thr_00ff00ff00ff00ff/events").await;
+    assert_eq!(unknown.status, 404);
 }
 
 #[tokio::test]
 async fn no_gap_and_no_duplicate_while_history_and_live_overlap() {
     let h = Harness::app_server().await;
-    let base = h.serve().await;
-    let client = api_client();
-    let id = thread(&client, &base).await;
+    let api = h.api().await;
+    let id = thread(&api).await;
     // More history than one replay batch, then a writer racing the reader.
     let mut expected = vec![];
     expected.extend(append(&h, &id, 700).await);
-    let url = format!("{base}/v1/threads/{id}/events?since_seq=0");
-    let mut reader = EventReader::open(&client, &url, &[]).await;
+    let mut reader = api.events_since(&id, 0).await;
     let writer = {
         let store = h.state.runtime.store().clone();
         let id = id.clone();
@@ -172,41 +154,28 @@ async fn no_gap_and_no_duplicate_while_history_and_live_overlap() {
 #[tokio::test]
 async fn thread_updates_are_events() {
     let h = Harness::app_server().await;
-    let base = h.serve().await;
-    let client = api_client();
-    let id = thread(&client, &base).await;
-    let mut reader =
-        EventReader::open(&client, &format!("{base}/v1/threads/{id}/events"), &[]).await;
+    let api = h.api().await;
+    let id = thread(&api).await;
+    let mut reader = api.events(&id).await;
     assert_eq!(reader.next().await.1, "thread.started");
-    client
-        .patch(format!("{base}/v1/threads/{id}"))
-        .json(&json!({"title": "Renamed", "archived": true}))
-        .send()
-        .await
-        .unwrap();
+    api.try_patch_thread(&id, json!({"title": "Renamed", "archived": true}))
+        .await;
     let (_, name, event) = reader.next().await;
     assert_eq!(name, "thread.updated");
     assert_eq!(event["payload"]["thread"]["title"], "Renamed");
     assert_eq!(event["payload"]["changed"], json!(["archived", "title"]));
     // A patch that changes nothing records nothing.
-    client
-        .patch(format!("{base}/v1/threads/{id}"))
-        .json(&json!({"title": "Renamed"}))
-        .send()
-        .await
-        .unwrap();
+    api.try_patch_thread(&id, json!({"title": "Renamed"})).await;
     assert!(reader.quiet_for(200).await);
 }
 
 #[tokio::test]
 async fn a_lagging_subscriber_catches_up_from_the_store() {
     let h = Harness::app_server().await;
-    let base = h.serve().await;
-    let client = api_client();
-    let id = thread(&client, &base).await;
-    let other = thread(&client, &base).await;
-    let mut reader =
-        EventReader::open(&client, &format!("{base}/v1/threads/{id}/events"), &[]).await;
+    let api = h.api().await;
+    let id = thread(&api).await;
+    let other = thread(&api).await;
+    let mut reader = api.events(&id).await;
     assert_eq!(reader.next().await.1, "thread.started");
     // The client reads nothing: ~8 MB of events fill the socket and the
     // stream's channel, so its task blocks; meanwhile more commits than the

@@ -6,7 +6,7 @@
 mod common;
 
 use codewhale::runtime::git::{GitCache, GitFacts};
-use common::agent::{last_item, setup_in_workspace, tool_call, Setup};
+use common::agent::{setup_in_workspace, tool_call, Setup};
 use mock_provider::Reply;
 use serde_json::{json, Value};
 use std::{path::Path, process::Command};
@@ -93,10 +93,7 @@ fn git(dir: &Path, args: &[&str]) -> String {
 async fn tool(s: &Setup, name: &str) -> Value {
     s.mock.push(tool_call(name, json!({})));
     s.mock.push(Reply::text(&["done"]));
-    let mut reader = s.events_from_now().await;
-    s.start("use git").await;
-    let events = reader.until("turn.completed").await;
-    last_item(&events, "tool_call")
+    s.run("use git").await.last_item("tool_call")
 }
 
 /// Reads facts, git_status and git_diff; asserts that nothing ran and the

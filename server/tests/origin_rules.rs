@@ -3,18 +3,12 @@
 
 mod common;
 
-use axum::{
-    body::Body,
-    http::{header, Request, StatusCode},
-};
-use common::{post, Harness, ORIGIN, TOKEN};
+use axum::http::StatusCode;
+use common::{Harness, FORM, ORIGIN, TOKEN};
 
 async fn cookie_post(h: &Harness, cookie: &str, extra: &[(&str, &str)]) -> common::Reply {
-    let mut request = post("/api/ping").header(header::COOKIE, cookie);
-    for (name, value) in extra {
-        request = request.header(*name, *value);
-    }
-    h.send(request.body(Body::empty()).unwrap()).await
+    let headers = [&[FORM, ("cookie", cookie)][..], extra].concat();
+    h.request("POST", "/api/ping", &headers, "").await
 }
 
 #[tokio::test]
@@ -60,43 +54,28 @@ async fn cookie_requests_with_any_other_origin_are_refused() {
         assert_eq!(reply.status, StatusCode::FORBIDDEN, "{origin}");
     }
     // A safe method with a foreign Origin is refused too.
-    let request = Request::get("/v1/anything")
-        .header(header::COOKIE, &cookie)
-        .header("origin", "http://evil.example")
-        .body(Body::empty())
-        .unwrap();
-    assert_eq!(h.send(request).await.status, StatusCode::FORBIDDEN);
+    let headers = [
+        ("cookie", cookie.as_str()),
+        ("origin", "http://evil.example"),
+    ];
+    let reply = h.request("GET", "/v1/anything", &headers, "").await;
+    assert_eq!(reply.status, StatusCode::FORBIDDEN);
 }
 
 #[tokio::test]
 async fn unsafe_methods_all_need_the_origin() {
     let h = Harness::new().await;
     let cookie = h.sign_in().await;
+    let cookie = ("cookie", cookie.as_str());
     for method in ["POST", "PUT", "PATCH", "DELETE"] {
-        let request = Request::builder()
-            .method(method)
-            .uri("/v1/no-such-route")
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap();
-        assert_eq!(
-            h.send(request).await.status,
-            StatusCode::FORBIDDEN,
-            "{method}"
-        );
-        let request = Request::builder()
-            .method(method)
-            .uri("/v1/no-such-route")
-            .header(header::COOKIE, &cookie)
-            .header("origin", ORIGIN)
-            .body(Body::empty())
-            .unwrap();
+        let reply = h.request(method, "/v1/no-such-route", &[cookie], "").await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{method}");
+        let with_origin = [cookie, ("origin", ORIGIN)];
+        let reply = h
+            .request(method, "/v1/no-such-route", &with_origin, "")
+            .await;
         // Authenticated: the route simply does not exist.
-        assert_eq!(
-            h.send(request).await.status,
-            StatusCode::NOT_FOUND,
-            "{method}"
-        );
+        assert_eq!(reply.status, StatusCode::NOT_FOUND, "{method}");
     }
 }
 
@@ -105,14 +84,12 @@ async fn safe_methods_without_origin_are_allowed() {
     let h = Harness::new().await;
     let cookie = h.sign_in().await;
     for method in ["GET", "HEAD", "OPTIONS"] {
-        let request = Request::builder()
-            .method(method)
-            .uri("/v1/no-such-route")
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap();
+        let headers = [("cookie", cookie.as_str())];
         // Past auth: GET and HEAD reach the 404, OPTIONS the CORS layer.
-        let status = h.send(request).await.status;
+        let status = h
+            .request(method, "/v1/no-such-route", &headers, "")
+            .await
+            .status;
         assert!(
             status == StatusCode::NOT_FOUND || (method == "OPTIONS" && status.is_success()),
             "{method}: {status}"
@@ -127,16 +104,9 @@ async fn fetch_metadata_other_than_same_origin_is_refused() {
     for site in ["cross-site", "same-site", "none", "bogus"] {
         let reply = cookie_post(&h, &cookie, &[("origin", ORIGIN), ("sec-fetch-site", site)]).await;
         assert_eq!(reply.status, StatusCode::FORBIDDEN, "{site}");
-        let request = Request::get("/v1/threads")
-            .header(header::COOKIE, &cookie)
-            .header("sec-fetch-site", site)
-            .body(Body::empty())
-            .unwrap();
-        assert_eq!(
-            h.send(request).await.status,
-            StatusCode::FORBIDDEN,
-            "GET {site}"
-        );
+        let headers = [("cookie", cookie.as_str()), ("sec-fetch-site", site)];
+        let reply = h.request("GET", "/v1/threads", &headers, "").await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "GET {site}");
     }
 }
 
@@ -149,13 +119,13 @@ async fn bearer_and_token_header_clients_ignore_browser_rules() {
         ("x-deepseek-runtime-token", TOKEN.to_string()),
     ];
     for (name, value) in credentials {
-        let request = post("/api/ping")
-            .header(name, &value)
-            .header("origin", "http://evil.example")
-            .header("sec-fetch-site", "cross-site")
-            .body(Body::empty())
-            .unwrap();
-        let reply = h.send(request).await;
+        let headers = [
+            FORM,
+            (name, value.as_str()),
+            ("origin", "http://evil.example"),
+            ("sec-fetch-site", "cross-site"),
+        ];
+        let reply = h.request("POST", "/api/ping", &headers, "").await;
         assert_eq!(reply.status, StatusCode::OK, "{name}: {}", reply.text());
     }
 }
@@ -201,11 +171,11 @@ async fn missing_or_wrong_credentials_get_a_json_401() {
         (&*format!("/api/ping?token={TOKEN}"), None),
     ];
     for (path, credential) in cases {
-        let mut request = post(path).header("origin", ORIGIN);
+        let mut headers = vec![FORM, ("origin", ORIGIN)];
         if let Some((name, value)) = &credential {
-            request = request.header(*name, value);
+            headers.push((*name, value.as_str()));
         }
-        let reply = h.send(request.body(Body::empty()).unwrap()).await;
+        let reply = h.request("POST", path, &headers, "").await;
         assert_eq!(
             reply.status,
             StatusCode::UNAUTHORIZED,

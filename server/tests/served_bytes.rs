@@ -3,11 +3,8 @@
 
 mod common;
 
-use axum::{
-    body::Body,
-    http::{header, Request, StatusCode},
-};
-use common::{post, Harness, ORIGIN, TOKEN};
+use axum::http::StatusCode;
+use common::{Harness, FORM, ORIGIN, TOKEN};
 
 fn name() -> &'static str {
     app::OUTPUT_NAME
@@ -101,11 +98,8 @@ async fn assets_have_types_etags_and_strict_headers() {
             .unwrap()
             .contains("frame-ancestors 'none'"));
         let etag = reply.header("etag").expect("etag");
-        let revalidate = Request::get(&path)
-            .header(header::IF_NONE_MATCH, &etag)
-            .body(Body::empty())
-            .unwrap();
-        let cached = h.send(revalidate).await;
+        let revalidate = [("if-none-match", etag.as_str())];
+        let cached = h.request("GET", &path, &revalidate, "").await;
         assert_eq!(cached.status, StatusCode::NOT_MODIFIED, "{path}");
         assert!(cached.body.is_empty());
     }
@@ -120,11 +114,8 @@ async fn wasm_js_and_css_are_served_compressed() {
         format!("/pkg/{}.css", name()),
     ] {
         for encoding in ["gzip", "br"] {
-            let request = Request::get(&path)
-                .header(header::ACCEPT_ENCODING, encoding)
-                .body(Body::empty())
-                .unwrap();
-            let reply = h.send(request).await;
+            let accept = [("accept-encoding", encoding)];
+            let reply = h.request("GET", &path, &accept, "").await;
             assert_eq!(
                 reply.header("content-encoding").as_deref(),
                 Some(encoding),
@@ -144,11 +135,8 @@ async fn brotli_comes_precompressed_from_the_build() {
         format!("pkg/{}.js", name()),
     ] {
         let twin = codewhale::http::assets::Site::get(&format!("{file}.br")).expect("a .br twin");
-        let request = Request::get(format!("/{file}"))
-            .header(header::ACCEPT_ENCODING, "gzip, deflate, br, zstd")
-            .body(Body::empty())
-            .unwrap();
-        let reply = h.send(request).await;
+        let accept = [("accept-encoding", "gzip, deflate, br, zstd")];
+        let reply = h.request("GET", &format!("/{file}"), &accept, "").await;
         assert_eq!(reply.header("content-encoding").as_deref(), Some("br"));
         assert_eq!(reply.header("vary").as_deref(), Some("accept-encoding"));
         assert!(reply
@@ -180,26 +168,17 @@ async fn the_runtime_token_is_in_no_served_byte() {
         h.bootstrap_path(),
     ] {
         replies.push(h.get(&path).await);
-        let request = Request::get(&path)
-            .header(header::COOKIE, &cookie)
-            .body(Body::empty())
-            .unwrap();
-        replies.push(h.send(request).await);
+        let with_cookie = [("cookie", cookie.as_str())];
+        replies.push(h.request("GET", &path, &with_cookie, "").await);
     }
+    let bearer = format!("Bearer {TOKEN}");
     for path in ["/api/ping", "/api/workbench"] {
-        let request = post(path)
-            .header(header::COOKIE, &cookie)
-            .header(header::ORIGIN, ORIGIN)
-            .body(Body::empty())
-            .unwrap();
-        let reply = h.send(request).await;
+        let with_cookie = [FORM, ("cookie", cookie.as_str()), ("origin", ORIGIN)];
+        let reply = h.request("POST", path, &with_cookie, "").await;
         assert_eq!(reply.status, StatusCode::OK, "{path}");
         replies.push(reply);
-        let request = post(path)
-            .header(header::AUTHORIZATION, format!("Bearer {TOKEN}"))
-            .body(Body::empty())
-            .unwrap();
-        replies.push(h.send(request).await);
+        let with_token = [FORM, ("authorization", bearer.as_str())];
+        replies.push(h.request("POST", path, &with_token, "").await);
     }
     for reply in replies {
         assert!(!reply.all_bytes().contains(TOKEN), "token leaked");

@@ -20,8 +20,9 @@ use codewhale::{
 };
 use common::{
     scripted::{pieces, Scripted, Step},
-    EventReader, TOKEN,
+    Api, Events, TOKEN,
 };
+use protocol::{ThreadDetail, TurnStatus};
 use serde_json::{json, Value};
 use std::{
     io::{BufRead, BufReader},
@@ -93,58 +94,42 @@ fn real_binary(home: &Path) -> (Child, String) {
 
 async fn scenario() {
     let home = tempfile::tempdir().unwrap();
-    let client = common::api_client();
 
     let mut child_command = Command::new(std::env::current_exe().unwrap());
     child_command.env(CHILD_HOME, home.path());
     let (mut child, base) = spawn(child_command);
-    let thread: Value = client
-        .post(format!("{base}/v1/threads"))
-        .json(&json!({}))
-        .send()
+    let api = Api::new(base);
+    let id = api.create_thread(json!({})).await.id;
+    let mut reader = api.events(&id).await;
+    let prompt = json!({"prompt": "start and never finish"});
+    let started = api.try_start_turn(&id, prompt).await.json();
+    let delivered: Vec<i64> = reader
+        .until("item.delta")
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = thread["id"].as_str().unwrap().to_string();
-    let mut reader =
-        EventReader::open(&client, &format!("{base}/v1/threads/{id}/events"), &[]).await;
-    let started: Value = client
-        .post(format!("{base}/v1/threads/{id}/turns"))
-        .json(&json!({"prompt": "start and never finish"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let mut delivered = Vec::new();
-    loop {
-        let (_, name, event) = reader.next().await;
-        delivered.push(event["seq"].as_i64().unwrap());
-        if name == "item.delta" {
-            break;
-        }
-    }
+        .iter()
+        .map(|(_, event)| event["seq"].as_i64().unwrap())
+        .collect();
     // The message item is open and the turn in progress: kill -9.
     child.kill().unwrap();
     child.wait().unwrap();
 
-    let after_restart = recovered_state(home.path(), &client, &id).await;
-    let turn = &after_restart.0["turns"][0];
-    assert_eq!(turn["id"], started["turn"]["id"]);
-    assert_eq!(turn["status"], "interrupted");
-    assert_eq!(turn["error"], "Interrupted by process restart");
-    assert!(after_restart.0["items"]
-        .as_array()
-        .unwrap()
+    let after_restart = recovered_state(home.path(), &id).await;
+    let turn = &after_restart.0.turns[0];
+    assert_eq!(started["turn"]["id"], turn.id);
+    assert_eq!(turn.status, TurnStatus::Interrupted);
+    assert_eq!(
+        turn.error.as_deref(),
+        Some("Interrupted by process restart")
+    );
+    assert!(after_restart
+        .0
+        .items
         .iter()
-        .all(|i| i["status"] != "in_progress"));
+        .all(|i| i.status != protocol::ItemStatus::InProgress));
     let seqs: Vec<i64> = after_restart
         .1
         .iter()
-        .map(|e| e["seq"].as_i64().unwrap())
+        .map(|(_, e)| e["seq"].as_i64().unwrap())
         .collect();
     for seq in &delivered {
         assert!(
@@ -152,9 +137,10 @@ async fn scenario() {
             "committed event {seq} survived the kill"
         );
     }
-    let completions = |events: &[Value]| -> Vec<Value> {
+    let completions = |events: &Events| -> Vec<Value> {
         events
             .iter()
+            .map(|(_, e)| e)
             .filter(|e| e["event"] == "turn.completed")
             .cloned()
             .collect()
@@ -164,39 +150,19 @@ async fn scenario() {
     assert_eq!(once[0]["payload"]["recovered"], true);
 
     // A second restart recovers nothing more.
-    let again = recovered_state(home.path(), &client, &id).await;
+    let again = recovered_state(home.path(), &id).await;
     assert_eq!(completions(&again.1).len(), 1);
-    assert_eq!(again.0["turns"], after_restart.0["turns"]);
+    assert_eq!(again.0.turns, after_restart.0.turns);
 }
 
 /// Starts the real binary on `home`, returns (thread detail, every event),
 /// and stops it with SIGTERM.
-async fn recovered_state(home: &Path, client: &reqwest::Client, id: &str) -> (Value, Vec<Value>) {
+async fn recovered_state(home: &Path, id: &str) -> (ThreadDetail, Events) {
     let (mut server, base) = real_binary(home);
-    let detail: Value = client
-        .get(format!("{base}/v1/threads/{id}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let latest = detail["latest_seq"].as_i64().unwrap();
-    let mut reader = EventReader::open(
-        client,
-        &format!("{base}/v1/threads/{id}/events?since_seq=0"),
-        &[],
-    )
-    .await;
-    let mut events = Vec::new();
-    loop {
-        let (_, _, event) = reader.next().await;
-        let seq = event["seq"].as_i64().unwrap();
-        events.push(event);
-        if seq == latest {
-            break;
-        }
-    }
+    let api = Api::new(base);
+    let detail = api.thread(id).await;
+    let mut reader = api.events_since(id, 0).await;
+    let events = reader.through(detail.latest_seq).await;
     assert!(reader.quiet_for(200).await);
     Command::new("kill")
         .args(["-TERM", &server.id().to_string()])

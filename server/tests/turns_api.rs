@@ -5,68 +5,39 @@ mod common;
 
 use codewhale::runtime::{Runtime, RuntimeOptions};
 use common::{
-    api_client,
     scripted::{pieces, Scripted, Step},
-    EventReader, Harness,
+    Api, EventReader, Harness, Reply,
 };
+use protocol::{ThreadDetail, TurnStatus};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
 struct Setup {
     /// Owns the temporary CODEWHALE_HOME for the test's duration.
     _h: Harness,
-    base: String,
-    client: reqwest::Client,
+    api: Api,
     thread: String,
 }
 
 async fn setup(steps: Vec<Step>) -> Setup {
     let h = Harness::with_engine(Scripted::new(steps)).await;
-    let base = h.serve().await;
-    let client = api_client();
-    let thread: Value = client
-        .post(format!("{base}/v1/threads"))
-        .json(&json!({"title": "turns"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let thread = thread["id"].as_str().unwrap().to_string();
-    Setup {
-        _h: h,
-        base,
-        client,
-        thread,
-    }
+    let api = h.api().await;
+    let thread = api.create_thread(json!({"title": "turns"})).await.id;
+    Setup { _h: h, api, thread }
 }
 
 impl Setup {
-    async fn start(&self, prompt: &str) -> reqwest::Response {
-        self.client
-            .post(format!("{}/v1/threads/{}/turns", self.base, self.thread))
-            .json(&json!({ "prompt": prompt }))
-            .send()
-            .await
-            .unwrap()
+    async fn start(&self, prompt: &str) -> Reply {
+        let body = json!({ "prompt": prompt });
+        self.api.try_start_turn(&self.thread, body).await
     }
 
     async fn events(&self) -> EventReader {
-        let url = format!("{}/v1/threads/{}/events", self.base, self.thread);
-        EventReader::open(&self.client, &url, &[]).await
+        self.api.events(&self.thread).await
     }
 
-    async fn detail(&self) -> Value {
-        let url = format!("{}/v1/threads/{}", self.base, self.thread);
-        self.client
-            .get(url)
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap()
+    async fn detail(&self) -> ThreadDetail {
+        self.api.thread(&self.thread).await
     }
 }
 
@@ -78,62 +49,46 @@ async fn a_turn_streams_items_and_completes() {
     ])
     .await;
     let mut reader = s.events().await;
-    let reply = s.start("  Say hello  ").await;
-    assert_eq!(reply.status(), 201);
-    let started: Value = reply.json().await.unwrap();
-    assert_eq!(started["turn"]["status"], "in_progress");
-    assert_eq!(started["turn"]["input_summary"], "Say hello");
-    assert_eq!(started["thread"]["latest_turn_id"], started["turn"]["id"]);
+    let started = s
+        .api
+        .start_turn(&s.thread, json!({"prompt": "  Say hello  "}))
+        .await;
+    assert_eq!(started.turn.status, TurnStatus::InProgress);
+    assert_eq!(started.turn.input_summary, "Say hello");
+    assert_eq!(started.thread.latest_turn_id, Some(started.turn.id.clone()));
 
     let events = reader.until("turn.completed").await;
-    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    let names = events.names();
     assert_eq!(names[0], "thread.started");
     assert_eq!(
         &names[1..4],
         ["turn.started", "item.started", "item.completed"]
     );
     assert_eq!(names.last(), Some(&"turn.completed"));
-    let text_of = |kind: &str| -> String {
-        events
-            .iter()
-            .filter(|(n, e)| n == "item.delta" && e["payload"]["kind"] == kind)
-            .map(|(_, e)| e["payload"]["delta"].as_str().unwrap())
-            .collect()
-    };
-    assert_eq!(text_of("agent_reasoning"), "thinking it over");
-    assert_eq!(text_of("agent_message"), "Hello there, friend.");
+    assert_eq!(events.text("agent_reasoning"), "thinking it over");
+    assert_eq!(events.text("agent_message"), "Hello there, friend.");
     let (_, completed) = events.last().unwrap();
     assert_eq!(completed["payload"]["turn"]["status"], "completed");
     assert_eq!(completed["payload"]["turn"]["usage"]["input_tokens"], 120);
     assert_eq!(completed["payload"]["turn"]["usage"]["reasoning_tokens"], 7);
 
     let detail = s.detail().await;
-    assert_eq!(detail["turns"][0]["status"], "completed");
-    assert!(detail["turns"][0]["duration_ms"].is_u64());
-    let kinds: Vec<&str> = detail["items"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|i| i["kind"].as_str().unwrap())
-        .collect();
+    assert_eq!(detail.turns[0].status, TurnStatus::Completed);
+    assert!(detail.turns[0].duration_ms.is_some());
+    let kinds: Vec<&str> = detail.items.iter().map(|i| i.kind.as_str()).collect();
     assert_eq!(kinds, ["user_message", "agent_reasoning", "agent_message"]);
-    assert_eq!(detail["items"][0]["detail"], "Say hello");
-    assert_eq!(detail["items"][2]["detail"], "Hello there, friend.");
-    assert_eq!(detail["items"][2]["status"], "completed");
-    assert_eq!(detail["latest_seq"], completed["seq"]);
-    assert_eq!(detail["thread"]["latest_turn_id"], started["turn"]["id"]);
+    assert_eq!(detail.items[0].detail.as_deref(), Some("Say hello"));
+    assert_eq!(
+        detail.items[2].detail.as_deref(),
+        Some("Hello there, friend.")
+    );
+    assert_eq!(detail.items[2].status, protocol::ItemStatus::Completed);
+    assert_eq!(completed["seq"], detail.latest_seq);
+    assert_eq!(detail.thread.latest_turn_id, Some(started.turn.id));
 
-    let summary: Value = s
-        .client
-        .get(format!("{}/v1/threads/summary", s.base))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(summary[0]["latest_turn_status"], "completed");
-    assert_eq!(summary[0]["preview"], "Say hello");
+    let summary = s.api.summary(&[]).await;
+    assert_eq!(summary[0].latest_turn_status, Some(TurnStatus::Completed));
+    assert_eq!(summary[0].preview.as_deref(), Some("Say hello"));
 }
 
 #[tokio::test]
@@ -142,7 +97,7 @@ async fn adjacent_deltas_are_coalesced_and_lose_nothing() {
     let expected: String = parts.concat();
     let s = setup(vec![Step::Say(parts)]).await;
     let mut reader = s.events().await;
-    assert_eq!(s.start("count").await.status(), 201);
+    assert_eq!(s.start("count").await.status, 201);
     let events = reader.until("turn.completed").await;
     let deltas: Vec<&Value> = events
         .iter()
@@ -159,7 +114,7 @@ async fn adjacent_deltas_are_coalesced_and_lose_nothing() {
         "2000 fragments became {} events",
         deltas.len()
     );
-    assert_eq!(s.detail().await["items"][1]["detail"], expected);
+    assert_eq!(s.detail().await.items[1].detail, Some(expected));
 }
 
 #[tokio::test]
@@ -170,7 +125,7 @@ async fn one_active_turn_per_thread_even_under_concurrency() {
     let statuses: Vec<u16> = futures::future::join_all(starts)
         .await
         .iter()
-        .map(|r| r.status().as_u16())
+        .map(|r| r.status.as_u16())
         .collect();
     assert_eq!(
         statuses.iter().filter(|&&s| s == 201).count(),
@@ -183,42 +138,25 @@ async fn one_active_turn_per_thread_even_under_concurrency() {
         "{statuses:?}"
     );
     let reply = s.start("one more").await;
-    assert_eq!(reply.status(), 409);
-    let body: Value = reply.json().await.unwrap();
-    assert!(body["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("active turn"));
-    assert_eq!(s.detail().await["turns"].as_array().unwrap().len(), 1);
+    assert_eq!(reply.status, 409);
+    assert!(reply.error_message().contains("active turn"));
+    assert_eq!(s.detail().await.turns.len(), 1);
 }
 
 #[tokio::test]
 async fn steer_is_recorded_then_delivered() {
     let s = setup(vec![Step::AwaitSteer]).await;
     let mut reader = s.events().await;
-    let started: Value = s.start("wait for me").await.json().await.unwrap();
+    let started = s.start("wait for me").await.json();
     let turn = started["turn"]["id"].as_str().unwrap();
-    let url = format!("{}/v1/threads/{}/turns/{turn}/steer", s.base, s.thread);
+    let (api, thread) = (&s.api, s.thread.as_str());
 
-    let empty = s
-        .client
-        .post(&url)
-        .json(&json!({"prompt": " "}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(empty.status(), 400);
-    let steered: Value = s
-        .client
-        .post(&url)
-        .json(&json!({"prompt": "go left"}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    assert_eq!(steered["steer_count"], 1);
+    let empty = api.try_steer(thread, turn, json!({"prompt": " "})).await;
+    assert_eq!(empty.status, 400);
+    let steered = api
+        .try_steer(thread, turn, json!({"prompt": "go left"}))
+        .await;
+    assert_eq!(steered.json()["steer_count"], 1);
 
     let events = reader.until("turn.completed").await;
     let at = events
@@ -230,74 +168,45 @@ async fn steer_is_recorded_then_delivered() {
     assert_eq!(events[at + 2].0, "item.completed");
     assert_eq!(events[at + 2].1["payload"]["item"]["kind"], "user_message");
     assert_eq!(events[at + 2].1["payload"]["item"]["detail"], "go left");
-    let said: String = events
-        .iter()
-        .filter(|(n, _)| n == "item.delta")
-        .map(|(_, e)| e["payload"]["delta"].as_str().unwrap())
-        .collect();
-    assert_eq!(said, "steered: go left");
+    assert_eq!(events.all_text(), "steered: go left");
     assert_eq!(
         events.last().unwrap().1["payload"]["turn"]["steer_count"],
         1
     );
 
     // Finished turn: 409. Unknown turn: 404. Malformed: 400.
-    let late = s
-        .client
-        .post(&url)
-        .json(&json!({"prompt": "too late"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(late.status(), 409);
-    let unknown = format!(
-        "{}/v1/threads/{}/turns/turn_00000000/steer",
-        s.base, s.thread
-    );
-    assert_eq!(
-        s.client
-            .post(&unknown)
-            .json(&json!({"prompt": "x"}))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
-    let malformed = format!("{}/v1/threads/{}/turns/nope/steer", s.base, s.thread);
-    assert_eq!(
-        s.client
-            .post(&malformed)
-            .json(&json!({"prompt": "x"}))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        400
-    );
+    let late = api
+        .try_steer(thread, turn, json!({"prompt": "too late"}))
+        .await;
+    assert_eq!(late.status, 409);
+    let unknown = api
+        .try_steer(thread, "turn_00000000", json!({"prompt": "x"}))
+        .await;
+    assert_eq!(unknown.status, 404);
+    let malformed = api.try_steer(thread, "nope", json!({"prompt": "x"})).await;
+    assert_eq!(malformed.status, 400);
 }
 
 #[tokio::test]
 async fn interrupt_ends_the_turn_and_its_open_items() {
     let s = setup(vec![Step::StreamUntilInterrupted]).await;
     let mut reader = s.events().await;
-    let started: Value = s.start("go on forever").await.json().await.unwrap();
+    let started = s.start("go on forever").await.json();
     let turn = started["turn"]["id"].as_str().unwrap();
     reader.until("item.delta").await;
-    let url = format!("{}/v1/threads/{}/turns/{turn}/interrupt", s.base, s.thread);
-    let reply = s.client.post(&url).send().await.unwrap();
-    assert_eq!(reply.status(), 200);
+    let reply = s.api.try_interrupt(&s.thread, turn).await;
+    assert_eq!(reply.status, 200);
     let events = reader.until("turn.completed").await;
-    let names: Vec<&str> = events.iter().map(|(n, _)| n.as_str()).collect();
+    let names = events.names();
     assert!(names.contains(&"turn.interrupt_requested"), "{names:?}");
     assert!(names.contains(&"item.interrupted"), "{names:?}");
     assert_eq!(
         events.last().unwrap().1["payload"]["turn"]["status"],
         "interrupted"
     );
-    assert_eq!(s.client.post(&url).send().await.unwrap().status(), 409);
+    assert_eq!(s.api.try_interrupt(&s.thread, turn).await.status, 409);
     // The thread is free again.
-    assert_eq!(s.start("again").await.status(), 201);
+    assert_eq!(s.start("again").await.status, 201);
 }
 
 #[tokio::test]
@@ -311,7 +220,7 @@ async fn failures_and_crashes_end_the_turn_failed() {
     ] {
         let s = setup(vec![Step::Say(pieces("partial ")), step]).await;
         let mut reader = s.events().await;
-        assert_eq!(s.start("try").await.status(), 201);
+        assert_eq!(s.start("try").await.status, 201);
         let events = reader.until("turn.completed").await;
         let turn = &events.last().unwrap().1["payload"]["turn"];
         assert_eq!(turn["status"], "failed");
@@ -322,29 +231,18 @@ async fn failures_and_crashes_end_the_turn_failed() {
 #[tokio::test]
 async fn compaction_runs_as_a_turn() {
     let s = setup(vec![Step::Say(pieces("summary of the conversation"))]).await;
-    let url = format!("{}/v1/threads/{}/compact", s.base, s.thread);
-    let reply = s
-        .client
-        .post(&url)
-        .json(&json!({"reason": "too long"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 202);
-    let started: Value = reply.json().await.unwrap();
-    assert_eq!(started["turn"]["input_summary"], "Compact: too long");
-    let bare = s.client.post(&url).send().await.unwrap();
-    assert!(
-        bare.status() == 202 || bare.status() == 409,
-        "{}",
-        bare.status()
-    );
+    let started = s
+        .api
+        .compact(&s.thread, json!({"reason": "too long"}))
+        .await;
+    assert_eq!(started.turn.input_summary, "Compact: too long");
+    let bare = s.api.try_compact(&s.thread, None).await;
+    assert!(bare.status == 202 || bare.status == 409, "{}", bare.status);
 }
 
 #[tokio::test]
 async fn turn_requests_are_validated() {
     let s = setup(vec![]).await;
-    let url = format!("{}/v1/threads/{}/turns", s.base, s.thread);
     for body in [
         json!({}),
         json!({"prompt": ""}),
@@ -353,66 +251,27 @@ async fn turn_requests_are_validated() {
         json!({"prompt": "x", "model": ""}),
         json!({"prompt": "x", "extra": 1}),
     ] {
-        let reply = s.client.post(&url).json(&body).send().await.unwrap();
-        assert_eq!(reply.status(), 400, "{body}");
+        let reply = s.api.try_start_turn(&s.thread, &body).await;
+        assert_eq!(reply.status, 400, "{body}");
     }
-    let unknown = format!("{}/v1/threads/thr_0000000000000000/turns", s.base);
-    assert_eq!(
-        s.client
-            .post(&unknown)
-            .json(&json!({"prompt": "x"}))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        404
-    );
-    assert_eq!(s.detail().await["turns"], json!([]));
+    let unknown = s
+        .api
+        .try_start_turn("thr_0000000000000000", json!({"prompt": "x"}))
+        .await;
+    assert_eq!(unknown.status, 404);
+    assert_eq!(s.detail().await.turns, vec![]);
 }
 
 #[tokio::test]
 async fn without_a_provider_a_turn_is_refused_and_nothing_is_written() {
     let h = Harness::app_server().await;
-    let base = h.serve().await;
-    let client = api_client();
-    let thread: Value = client
-        .post(format!("{base}/v1/threads"))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = thread["id"].as_str().unwrap();
-    let before: Value = client
-        .get(format!("{base}/v1/threads/{id}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let reply = client
-        .post(format!("{base}/v1/threads/{id}/turns"))
-        .json(&json!({"prompt": "hi"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(reply.status(), 400);
-    let body: Value = reply.json().await.unwrap();
-    assert!(body["error"]["message"]
-        .as_str()
-        .unwrap()
-        .contains("DEEPSEEK_API_KEY"));
-    let after: Value = client
-        .get(format!("{base}/v1/threads/{id}"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let api = h.api().await;
+    let id = api.create_thread(json!({})).await.id;
+    let before = api.try_thread(&id).await.json();
+    let reply = api.try_start_turn(&id, json!({"prompt": "hi"})).await;
+    assert_eq!(reply.status, 400);
+    assert!(reply.error_message().contains("DEEPSEEK_API_KEY"));
+    let after = api.try_thread(&id).await.json();
     assert_eq!(before, after);
 }
 
@@ -481,85 +340,43 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
 async fn fork_copies_finished_history_into_a_sibling() {
     let s = setup(vec![Step::Say(pieces("the answer"))]).await;
     let mut reader = s.events().await;
-    assert_eq!(s.start("question").await.status(), 201);
+    assert_eq!(s.start("question").await.status, 201);
     reader.until("turn.completed").await;
 
-    let url = format!("{}/v1/threads/{}/fork", s.base, s.thread);
-    let reply = s.client.post(&url).send().await.unwrap();
-    assert_eq!(reply.status(), 201);
-    let fork: Value = reply.json().await.unwrap();
-    assert_ne!(fork["id"], s.thread);
-    assert_eq!(fork["title"], "turns (fork)");
+    let fork = s.api.fork(&s.thread).await;
+    assert_ne!(fork.id, s.thread);
+    assert_eq!(fork.title.as_deref(), Some("turns (fork)"));
 
-    let detail: Value = s
-        .client
-        .get(format!(
-            "{}/v1/threads/{}",
-            s.base,
-            fork["id"].as_str().unwrap()
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let detail = s.api.thread(&fork.id).await;
     let source = s.detail().await;
-    assert_eq!(detail["turns"].as_array().unwrap().len(), 1);
-    assert_ne!(detail["turns"][0]["id"], source["turns"][0]["id"]);
-    assert_eq!(detail["thread"]["latest_turn_id"], detail["turns"][0]["id"]);
-    let texts = |d: &Value| -> Vec<Value> {
-        d["items"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|i| i["detail"].clone())
-            .collect()
+    assert_eq!(detail.turns.len(), 1);
+    assert_ne!(detail.turns[0].id, source.turns[0].id);
+    assert_eq!(
+        detail.thread.latest_turn_id,
+        Some(detail.turns[0].id.clone())
+    );
+    let texts = |d: &ThreadDetail| -> Vec<Option<String>> {
+        d.items.iter().map(|i| i.detail.clone()).collect()
     };
     assert_eq!(texts(&detail), texts(&source));
 
-    let fork_events = format!(
-        "{}/v1/threads/{}/events",
-        s.base,
-        fork["id"].as_str().unwrap()
-    );
-    let mut fork_reader = EventReader::open(&s.client, &fork_events, &[]).await;
+    let mut fork_reader = s.api.events(&fork.id).await;
     let (_, name, event) = fork_reader.next().await;
     assert_eq!(name, "thread.forked");
     assert_eq!(event["payload"]["source_thread_id"], s.thread);
 
-    let missing = format!("{}/v1/threads/thr_0000000000000000/fork", s.base);
-    assert_eq!(s.client.post(&missing).send().await.unwrap().status(), 404);
+    let missing = s.api.try_fork("thr_0000000000000000").await;
+    assert_eq!(missing.status, 404);
 }
 
 #[tokio::test]
 async fn resume_unarchives() {
     let s = setup(vec![]).await;
-    let url = format!("{}/v1/threads/{}", s.base, s.thread);
-    s.client
-        .patch(&url)
-        .json(&json!({"archived": true}))
-        .send()
-        .await
-        .unwrap();
-    let resumed: Value = s
-        .client
-        .post(format!("{url}/resume"))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    s.api
+        .try_patch_thread(&s.thread, json!({"archived": true}))
+        .await;
+    let resumed = s.api.try_resume(&s.thread).await.json();
     assert_eq!(resumed["archived"], false);
     // Resuming an active thread changes nothing and still answers 200.
-    assert_eq!(
-        s.client
-            .post(format!("{url}/resume"))
-            .send()
-            .await
-            .unwrap()
-            .status(),
-        200
-    );
+    assert_eq!(s.api.try_resume(&s.thread).await.status, 200);
 }

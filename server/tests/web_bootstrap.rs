@@ -4,7 +4,7 @@ mod common;
 
 use axum::{
     body::Body,
-    http::{header, Request, StatusCode},
+    http::{Request, StatusCode},
 };
 use common::Harness;
 use std::{net::SocketAddr, time::Duration};
@@ -123,12 +123,8 @@ async fn the_session_opens_the_workbench_and_nothing_else_does() {
     );
 
     let cookie = h.sign_in().await;
-    let request = Request::get("/")
-        .header(header::COOKIE, &cookie)
-        .header("sec-fetch-site", "none")
-        .body(Body::empty())
-        .unwrap();
-    let signed_in = h.send(request).await;
+    let headers = [("cookie", cookie.as_str()), ("sec-fetch-site", "none")];
+    let signed_in = h.request("GET", "/", &headers, "").await;
     assert_eq!(signed_in.status, StatusCode::OK);
     assert!(signed_in.text().contains(&workspace));
     assert!(signed_in.text().contains("Check connection"));
@@ -139,12 +135,8 @@ async fn a_cross_site_navigation_sees_the_sign_in_page() {
     let h = Harness::new().await;
     let cookie = h.sign_in().await;
     for site in ["cross-site", "same-site"] {
-        let request = Request::get("/")
-            .header(header::COOKIE, &cookie)
-            .header("sec-fetch-site", site)
-            .body(Body::empty())
-            .unwrap();
-        let reply = h.send(request).await;
+        let headers = [("cookie", cookie.as_str()), ("sec-fetch-site", site)];
+        let reply = h.request("GET", "/", &headers, "").await;
         assert!(reply.text().contains("not signed in"), "{site}");
     }
 }
@@ -154,19 +146,13 @@ async fn the_session_ends_twelve_hours_after_start() {
     let h = Harness::new().await;
     let cookie = h.sign_in().await;
     h.clock.advance(Duration::from_secs(12 * 60 * 60));
-    let request = common::post("/api/ping")
-        .header(header::COOKIE, &cookie)
-        .header(header::ORIGIN, common::ORIGIN)
-        .body(Body::empty())
-        .unwrap();
-    assert_eq!(h.send(request).await.status, StatusCode::UNAUTHORIZED);
-    let page = h
-        .send(
-            Request::get("/")
-                .header(header::COOKIE, &cookie)
-                .body(Body::empty())
-                .unwrap(),
-        )
-        .await;
+    let ping = [
+        common::FORM,
+        ("cookie", &cookie),
+        ("origin", common::ORIGIN),
+    ];
+    let reply = h.request("POST", "/api/ping", &ping, "").await;
+    assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    let page = h.request("GET", "/", &[("cookie", &cookie)], "").await;
     assert!(page.text().contains("not signed in"));
 }

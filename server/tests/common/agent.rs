@@ -1,17 +1,17 @@
 //! A harness whose engine is the real model-backed Agent, talking over
 //! HTTP to a scripted mock provider.
 
-use super::{api_client, EventReader, Harness};
+use super::{Api, EventReader, Events, Harness};
 use codewhale::{agent::Agent, config::Config};
 use mock_provider::{Chunk, Mock, Reply};
+use protocol::{ThreadDetail, TurnStarted};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
 pub struct Setup {
     pub _h: Harness,
     pub mock: Mock,
-    pub base: String,
-    pub client: reqwest::Client,
+    pub api: Api,
     pub thread: String,
 }
 
@@ -31,53 +31,34 @@ pub async fn setup_with(body: Value) -> Setup {
 }
 
 impl Setup {
+    /// The thread's whole stream, from its start.
     pub async fn events(&self) -> EventReader {
-        EventReader::open(
-            &self.client,
-            &format!("{}/v1/threads/{}/events", self.base, self.thread),
-            &[],
-        )
-        .await
+        self.api.events(&self.thread).await
     }
 
     /// A stream of the events from now on.
     pub async fn events_from_now(&self) -> EventReader {
-        let detail: Value = self
-            .client
-            .get(format!("{}/v1/threads/{}", self.base, self.thread))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let url = format!(
-            "{}/v1/threads/{}/events?since_seq={}",
-            self.base, self.thread, detail["latest_seq"]
-        );
-        EventReader::open(&self.client, &url, &[]).await
+        self.api.events_from_now(&self.thread).await
     }
 
-    pub async fn start(&self, prompt: &str) -> Value {
-        let reply = self
-            .client
-            .post(format!("{}/v1/threads/{}/turns", self.base, self.thread))
-            .json(&json!({ "prompt": prompt }))
-            .send()
+    /// Starts a turn with `prompt` (201).
+    pub async fn start(&self, prompt: &str) -> TurnStarted {
+        self.api
+            .start_turn(&self.thread, json!({ "prompt": prompt }))
             .await
-            .unwrap();
-        assert_eq!(reply.status(), 201);
-        reply.json().await.unwrap()
     }
-}
 
-/// The concatenated deltas of items of `kind`.
-pub fn text(events: &[(String, Value)], kind: &str) -> String {
-    events
-        .iter()
-        .filter(|(n, e)| n == "item.delta" && e["payload"]["kind"] == kind)
-        .map(|(_, e)| e["payload"]["delta"].as_str().unwrap())
-        .collect()
+    /// Runs a turn with `prompt`: its events from now up to its
+    /// `turn.completed`.
+    pub async fn run(&self, prompt: &str) -> Events {
+        let body = json!({ "prompt": prompt });
+        self.api.run_turn(&self.thread, body).await.1
+    }
+
+    /// The thread's snapshot.
+    pub async fn detail(&self) -> ThreadDetail {
+        self.api.thread(&self.thread).await
+    }
 }
 
 /// Like `setup_with`, with `provider_toml` appended under `[providers.mock]`
@@ -90,23 +71,13 @@ pub async fn setup_with_provider(provider_toml: &str, body: Value) -> Setup {
     ))
     .unwrap();
     let h = Harness::with_engine(Arc::new(Agent::from_config(&config))).await;
-    let base = h.serve().await;
-    let client = api_client();
-    let thread: Value = client
-        .post(format!("{base}/v1/threads"))
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let api = h.api().await;
+    let thread = api.create_thread(body).await.id;
     Setup {
         _h: h,
         mock,
-        base,
-        client,
-        thread: thread["id"].as_str().unwrap().to_string(),
+        api,
+        thread,
     }
 }
 
@@ -135,16 +106,4 @@ pub async fn setup_in_workspace(dir: &std::path::Path, extra: Value) -> Setup {
         body.extend(extra.clone());
     }
     setup_with(body).await
-}
-
-/// The last finished item of `kind`.
-pub fn last_item(events: &[(String, Value)], kind: &str) -> Value {
-    events
-        .iter()
-        .rev()
-        .find(|(n, e)| {
-            (n == "item.completed" || n == "item.failed") && e["payload"]["item"]["kind"] == kind
-        })
-        .map(|(_, e)| e["payload"]["item"].clone())
-        .unwrap_or_else(|| panic!("no {kind} item"))
 }

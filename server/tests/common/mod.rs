@@ -2,7 +2,10 @@
 #![allow(dead_code)]
 
 pub mod agent;
+pub mod client;
 pub mod scripted;
+
+pub use client::{Api, Events};
 
 use axum::{
     body::Body,
@@ -143,6 +146,21 @@ impl Harness {
             .await
     }
 
+    /// `method path` with these headers and `body`, from loopback.
+    pub async fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: impl Into<Body>,
+    ) -> Reply {
+        let mut request = Request::builder().method(method).uri(path);
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        self.send(request.body(body.into()).unwrap()).await
+    }
+
     /// Signs in through the bootstrap link and returns the session cookie pair.
     pub async fn sign_in(&self) -> String {
         let reply = self.get(&self.bootstrap_path()).await;
@@ -183,6 +201,24 @@ impl Reply {
         serde_json::from_slice(&self.body).expect("JSON body")
     }
 
+    /// The message of the JSON error envelope `{"error": {"message", "status"}}`.
+    pub fn error_message(&self) -> String {
+        let body = self.json();
+        let message = body["error"]["message"].as_str();
+        message
+            .unwrap_or_else(|| panic!("no error message: {body}"))
+            .to_string()
+    }
+
+    /// (status, message) of a JSON error envelope, asserting that the
+    /// envelope's status is the response's.
+    pub fn error(&self) -> (u16, String) {
+        let status = self.status.as_u16();
+        let body: serde_json::Value = serde_json::from_slice(&self.body).expect("JSON error body");
+        assert_eq!(body["error"]["status"], status, "{body}");
+        (status, self.error_message())
+    }
+
     /// Every byte of the response, headers included.
     pub fn all_bytes(&self) -> String {
         let mut all = String::new();
@@ -197,8 +233,11 @@ impl Reply {
     }
 }
 
+/// The content type of a server function's form post.
+pub const FORM: (&str, &str) = ("content-type", "application/x-www-form-urlencoded");
+
 pub fn post(path: &str) -> axum::http::request::Builder {
-    Request::post(path).header(header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+    Request::post(path).header(FORM.0, FORM.1)
 }
 
 impl Harness {
@@ -218,19 +257,7 @@ impl Harness {
 
 /// A reqwest client that sends the runtime token.
 pub fn api_client() -> reqwest::Client {
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert(
-        reqwest::header::AUTHORIZATION,
-        format!("Bearer {TOKEN}").parse().unwrap(),
-    );
-    {
-        codewhale::provider::install_tls();
-        reqwest::Client::builder()
-    }
-    .default_headers(headers)
-    .timeout(std::time::Duration::from_secs(30))
-    .build()
-    .unwrap()
+    client::http_client(Some(TOKEN))
 }
 
 /// Reads SSE frames of a thread's event stream as parsed envelopes.
@@ -264,27 +291,56 @@ impl EventReader {
 
     /// The next event (id, name, envelope); panics after 10 s of silence.
     pub async fn next(&mut self) -> (String, String, serde_json::Value) {
+        self.next_for("an event").await
+    }
+
+    /// The next event; after 10 s of silence, panics saying it waited for
+    /// `what`.
+    async fn next_for(&mut self, what: &str) -> (String, String, serde_json::Value) {
         use futures::StreamExt;
         let event = tokio::time::timeout(std::time::Duration::from_secs(10), self.stream.next())
             .await
-            .expect("an event within 10 s")
-            .expect("stream open")
+            .unwrap_or_else(|_| panic!("waited 10 s for {what}, and no event came"))
+            .unwrap_or_else(|| panic!("the stream ended while waiting for {what}"))
             .expect("well-formed SSE");
         let envelope = serde_json::from_str(&event.data).expect("JSON envelope");
         (event.id, event.event, envelope)
     }
 
     /// Every event (name, envelope) up to and including the first `name`.
-    pub async fn until(&mut self, name: &str) -> Vec<(String, serde_json::Value)> {
-        let mut seen = Vec::new();
+    pub async fn until(&mut self, name: &str) -> Events {
+        self.wait_until(name, |event, _| event == name).await
+    }
+
+    /// Every event up to and including the first for which `done(name,
+    /// envelope)` holds; `what` names it if it never comes.
+    pub async fn wait_until(
+        &mut self,
+        what: &str,
+        done: impl Fn(&str, &serde_json::Value) -> bool,
+    ) -> Events {
+        let mut seen = Events::default();
         loop {
-            let (_, event, envelope) = self.next().await;
-            let done = event == name;
+            let (_, event, envelope) = self.next_for(what).await;
+            let last = done(&event, &envelope);
             seen.push((event, envelope));
-            if done {
+            if last {
                 return seen;
             }
         }
+    }
+
+    /// Waits for `name` and returns its payload.
+    pub async fn payload(&mut self, name: &str) -> serde_json::Value {
+        let mut events = self.until(name).await;
+        events.pop().unwrap().1["payload"].take()
+    }
+
+    /// Every event up to and including the one with seq `seq` (or past it).
+    pub async fn through(&mut self, seq: i64) -> Events {
+        let what = format!("seq {seq}");
+        self.wait_until(&what, |_, e| e["seq"].as_i64().unwrap() >= seq)
+            .await
     }
 
     /// True if nothing arrives within `ms`.
