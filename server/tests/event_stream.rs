@@ -290,3 +290,29 @@ async fn handoff_is_lossless_with_commits_injected_at_every_race_window() {
     expected.sort_unstable();
     assert_eq!(seen, expected, "every event once, in order");
 }
+
+/// A stream opened while the server is shutting down (a browser
+/// reconnecting at that moment) ends too, so the shutdown never waits on it.
+#[tokio::test]
+async fn a_stream_opened_after_shutdown_began_ends() {
+    use codewhale::runtime::stream::Cursor;
+    let h = Harness::app_server().await;
+    let runtime = &h.state.runtime;
+    let thread = runtime.create_thread(Default::default()).await.unwrap();
+    runtime.stop_streams();
+    let cursor = Cursor {
+        since_seq: 0,
+        replay_limit: None,
+    };
+    let mut frames = runtime.subscribe(&thread.id, cursor).await.unwrap();
+    let drained = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        let mut names = Vec::new();
+        while let Some(frame) = frames.recv().await {
+            names.push(frame.event);
+        }
+        names
+    })
+    .await
+    .expect("the stream ended");
+    assert_eq!(drained, ["thread.started"], "history first, then the end");
+}

@@ -156,3 +156,39 @@ async fn the_session_ends_twelve_hours_after_start() {
     let page = h.request("GET", "/", &[("cookie", &cookie)], "").await;
     assert!(page.text().contains("not signed in"));
 }
+
+/// Server functions get the runtime only for a signed-in viewer: a
+/// visitor's render of any page reaches no thread data, in-process.
+#[tokio::test]
+async fn pages_rendered_for_a_visitor_reach_no_runtime_data() {
+    let h = Harness::new().await;
+    let title = "a title only the runtime knows";
+    let thread = h
+        .state
+        .runtime
+        .create_thread(protocol::CreateThread {
+            title: Some(title.into()),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let pages = [
+        "/".to_string(),
+        format!("/threads/{}", thread.id),
+        "/usage".to_string(),
+    ];
+    for page in &pages {
+        let visitor = h.get(page).await;
+        assert!(
+            !visitor.text().contains(title),
+            "{page} leaked to a visitor"
+        );
+    }
+    let cookie = h.sign_in().await;
+    let headers = [("cookie", cookie.as_str()), ("sec-fetch-site", "none")];
+    let signed_in = h.request("GET", &pages[1], &headers, "").await;
+    assert!(
+        signed_in.text().contains(title),
+        "the owner sees the thread"
+    );
+}

@@ -164,7 +164,7 @@ impl Approvals {
 
     /// The thread's auto_approve as stored now (false if unreadable).
     pub async fn thread_auto_approves(&self, thread_id: &str) -> bool {
-        let Ok(mut conn) = self.pending.store().pool().acquire().await else {
+        let Ok(mut conn) = self.pending.store().conn().await else {
             return false;
         };
         matches!(store::threads::get(&mut conn, thread_id).await, Ok(Some(t)) if t.auto_approve)

@@ -59,6 +59,10 @@ pub struct Runtime {
     default_workspace: PathBuf,
     /// Flipped by `stop_streams`; every open event stream ends.
     shutdown: watch::Sender<bool>,
+    /// Never read: its clones see the flip even when they are made after
+    /// it (a fresh `subscribe()` would count it as already seen, and a
+    /// stream opened during shutdown would never end).
+    stopped: watch::Receiver<bool>,
     /// Turns an earlier process left running, interrupted by `open`.
     recovered: usize,
 }
@@ -72,6 +76,7 @@ impl Runtime {
             TurnManager::new(store.clone(), options.engine).with_wait_timeout(options.wait_timeout),
         );
         let recovered = turns.recover().await?;
+        let (shutdown, stopped) = watch::channel(false);
         if recovered > 0 {
             tracing::warn!(
                 recovered,
@@ -84,7 +89,8 @@ impl Runtime {
             git: GitCache::default(),
             pricing: options.pricing,
             default_workspace: options.default_workspace,
-            shutdown: watch::channel(false).0,
+            shutdown,
+            stopped,
             recovered,
         })
     }
@@ -103,12 +109,12 @@ impl Runtime {
         &self.default_workspace
     }
 
-    /// Ends every open event stream (server shutdown) and closes the store
-    /// once callers are done with it.
+    /// Ends every open event stream, and any opened later (server shutdown).
     pub fn stop_streams(&self) {
         self.shutdown.send_replace(true);
     }
 
+    /// Closes the store once callers are done with it.
     pub async fn close(&self) {
         self.store.close().await;
     }
@@ -161,8 +167,8 @@ impl Runtime {
         thread_id: &str,
         cursor: Cursor,
     ) -> Result<mpsc::Receiver<Frame>, RuntimeError> {
-        let shutdown = self.shutdown.subscribe();
-        stream::open(self.store.clone(), thread_id.to_string(), cursor, shutdown).await
+        let stopped = self.stopped.clone();
+        stream::open(self.store.clone(), thread_id.to_string(), cursor, stopped).await
     }
 
     // Turns.

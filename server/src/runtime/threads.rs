@@ -113,11 +113,7 @@ pub async fn summaries(
         .copied()
         .zip(join_all(workspaces.iter().map(|w| git.facts(w))).await)
         .collect();
-    let mut conn = store
-        .pool()
-        .acquire()
-        .await
-        .map_err(store::StoreError::from)?;
+    let mut conn = store.conn().await?;
     let mut summaries = Vec::with_capacity(rows.len());
     for row in &rows {
         let git = row
@@ -249,11 +245,7 @@ pub async fn patch(
 /// 404 for a thread that does not exist.
 pub async fn ensure_exists(store: &Store, id: &str) -> Result<(), RuntimeError> {
     let id = ids::parse(ids::THREAD, id, "thread")?;
-    let mut conn = store
-        .pool()
-        .acquire()
-        .await
-        .map_err(store::StoreError::from)?;
+    let mut conn = store.conn().await?;
     store::threads::get(&mut conn, id)
         .await?
         .map(|_| ())

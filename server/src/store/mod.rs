@@ -85,6 +85,11 @@ impl Store {
         &self.pool
     }
 
+    /// One pooled connection for a run of reads.
+    pub async fn conn(&self) -> Result<sqlx::pool::PoolConnection<Sqlite>, StoreError> {
+        Ok(self.pool.acquire().await?)
+    }
+
     pub fn subscribe(&self) -> broadcast::Receiver<Committed> {
         self.live.subscribe()
     }

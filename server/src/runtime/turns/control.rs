@@ -4,7 +4,7 @@ use super::{start::record_user_message, ActiveTurn, TurnManager};
 use crate::{
     runtime::error::RuntimeError,
     runtime::ids,
-    store::{self, NewEvent, StoreError},
+    store::{self, NewEvent},
 };
 use protocol::{EventName, SteerTurn, TurnRecord};
 use serde_json::json;
@@ -57,12 +57,7 @@ impl TurnManager {
         let signal = self
             .active_turn(thread_id, turn_id, |active| active.interrupt.clone())
             .await?;
-        let mut conn = self
-            .store
-            .pool()
-            .acquire()
-            .await
-            .map_err(StoreError::from)?;
+        let mut conn = self.store.conn().await?;
         let turn = store::turns::get(&mut conn, turn_id)
             .await?
             .ok_or_else(|| turn_not_found(turn_id))?;
@@ -109,12 +104,7 @@ impl TurnManager {
         {
             return Ok(found);
         }
-        let mut conn = self
-            .store
-            .pool()
-            .acquire()
-            .await
-            .map_err(StoreError::from)?;
+        let mut conn = self.store.conn().await?;
         match store::turns::get(&mut conn, turn_id).await? {
             Some(turn) if turn.thread_id == thread_id => Err(RuntimeError::Conflict(format!(
                 "turn {turn_id} is not active"

@@ -15,7 +15,7 @@ impl TurnManager {
     /// interrupted, with one turn.completed {recovered: true} each. Runs
     /// before the server accepts requests; a second run finds nothing.
     pub async fn recover(&self) -> Result<usize, StoreError> {
-        let mut conn = self.store.pool().acquire().await?;
+        let mut conn = self.store.conn().await?;
         let unfinished = store::turns::unfinished(&mut conn).await?;
         drop(conn);
         let count = unfinished.len();

@@ -196,7 +196,7 @@ impl TurnManager {
     }
 
     async fn history(&self, thread_id: &str) -> Result<Vec<TurnItemRecord>, StoreError> {
-        let mut conn = self.store.pool().acquire().await?;
+        let mut conn = self.store.conn().await?;
         store::turns::items_by_thread(&mut conn, thread_id).await
     }
 }

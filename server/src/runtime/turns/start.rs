@@ -158,12 +158,7 @@ impl TurnManager {
     }
 
     async fn thread(&self, thread_id: &str) -> Result<ThreadRow, RuntimeError> {
-        let mut conn = self
-            .store
-            .pool()
-            .acquire()
-            .await
-            .map_err(StoreError::from)?;
+        let mut conn = self.store.conn().await?;
         store::threads::get(&mut conn, thread_id)
             .await?
             .ok_or_else(|| RuntimeError::NotFound(format!("thread {thread_id} not found")))
