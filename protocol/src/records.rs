@@ -72,6 +72,13 @@ pub enum ItemStatus {
 }
 
 impl ItemStatus {
+    pub const ALL: [ItemStatus; 4] = [
+        Self::InProgress,
+        Self::Completed,
+        Self::Failed,
+        Self::Interrupted,
+    ];
+
     pub fn as_str(self) -> &'static str {
         match self {
             ItemStatus::InProgress => "in_progress",
@@ -82,14 +89,9 @@ impl ItemStatus {
     }
 
     pub fn parse(value: &str) -> Option<ItemStatus> {
-        [
-            Self::InProgress,
-            Self::Completed,
-            Self::Failed,
-            Self::Interrupted,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == value)
+        Self::ALL
+            .into_iter()
+            .find(|status| status.as_str() == value)
     }
 }
 

@@ -20,8 +20,6 @@ pub enum ApiError {
     Forbidden(&'static str),
     #[error("{0}")]
     NotFound(String),
-    #[error("{0}")]
-    Conflict(String),
     #[error("request body is larger than the 16 MiB limit")]
     PayloadTooLarge,
     #[error("{message}")]
@@ -38,7 +36,6 @@ impl ApiError {
             ApiError::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::Rejected { status, .. } => *status,
             ApiError::Runtime(error) => StatusCode::from_u16(error.kind().status())

@@ -26,8 +26,16 @@ pub struct ThreadRow {
     pub preview: Option<String>,
 }
 
+impl ThreadRow {
+    /// Validated when written; an unreadable mode allows least.
+    pub fn mode(&self) -> Mode {
+        Mode::parse(&self.mode).unwrap_or(Mode::Plan)
+    }
+}
+
 impl From<ThreadRow> for ThreadRecord {
     fn from(row: ThreadRow) -> Self {
+        let mode = row.mode();
         ThreadRecord {
             id: row.id,
             created_at: row.created_at,
@@ -35,8 +43,7 @@ impl From<ThreadRow> for ThreadRecord {
             model: row.model,
             model_provider: row.model_provider,
             workspace: row.workspace,
-            // Validated when written; an unreadable mode allows least.
-            mode: Mode::parse(&row.mode).unwrap_or(Mode::Plan),
+            mode,
             allow_shell: row.allow_shell,
             trust_mode: row.trust_mode,
             auto_approve: row.auto_approve,

@@ -173,7 +173,7 @@ fn settings(
     let mut settings = TurnSettings {
         model: thread.model.clone(),
         model_provider: thread.model_provider.clone(),
-        mode: ThreadRecord::from(thread.clone()).mode,
+        mode: thread.mode(),
         allow_shell: thread.allow_shell,
         trust_mode: thread.trust_mode,
         auto_approve: thread.auto_approve,
