@@ -10,6 +10,7 @@ mod components;
 pub mod error;
 mod live;
 pub mod markdown;
+mod notify;
 mod page_data;
 pub(crate) mod pages;
 pub use protocol;
@@ -17,6 +18,8 @@ pub use protocol;
 pub mod security;
 #[cfg(feature = "ssr")]
 pub mod service;
+mod session;
+mod surface;
 
 use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Stylesheet, Title};
@@ -57,10 +60,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    session::SessionEnded::provide();
     view! {
         <Stylesheet id="codewhale-css" href=format!("/pkg/{OUTPUT_NAME}.css") />
         <Link rel="icon" href="/favicon.svg" type_="image/svg+xml" />
-        <Link rel="manifest" href="/manifest.webmanifest" />
         <Meta name="color-scheme" content="light dark" />
         <Title text="codewhale" />
         <Router>
@@ -71,6 +74,12 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("") view=pages::NoThread ssr=SsrMode::Async />
                     <Route path=path!("threads/:id") view=pages::ThreadPage ssr=SsrMode::Async />
                     <Route path=path!("usage") view=pages::Usage ssr=SsrMode::Async />
+                    <Route path=path!("devices") view=pages::Devices ssr=SsrMode::Async />
+                </ParentRoute>
+                // The phone layout (the server answers 404 here unless --mobile).
+                <ParentRoute path=path!("mobile") view=pages::MobileHome ssr=SsrMode::Async>
+                    <Route path=path!("") view=pages::MobileStart ssr=SsrMode::Async />
+                    <Route path=path!("threads/:id") view=pages::ThreadPage ssr=SsrMode::Async />
                 </ParentRoute>
             </Routes>
         </Router>

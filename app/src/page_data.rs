@@ -7,6 +7,7 @@ use crate::{
     api::{list_providers, list_threads, load_thread},
     error::ServiceError,
     protocol::{ProviderModels, ThreadDetail, ThreadSummary},
+    surface::Surface,
 };
 use leptos::prelude::*;
 use leptos_router::hooks::{use_location, use_query_map};
@@ -43,13 +44,8 @@ pub fn provide_page_data() {
         |(archived, search, _)| list_threads(archived, search),
     );
     let providers = Resource::new(|| (), |_| list_providers());
-    let thread_id = Memo::new(move |_| {
-        location.pathname.with(|path| {
-            path.strip_prefix("/threads/")
-                .map(|id| id.trim_end_matches('/').to_string())
-                .filter(|id| !id.is_empty())
-        })
-    });
+    let thread_id =
+        Memo::new(move |_| location.pathname.with(|path| Surface::thread_in_path(path)));
     let detail = Resource::new(
         move || thread_id.get(),
         |id| async move {

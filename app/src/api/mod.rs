@@ -2,10 +2,12 @@
 //! live under `/api/`, which the server's auth middleware protects; during
 //! server-side rendering they run in-process and check the viewer themselves.
 
+mod devices;
 mod threads;
 mod usage;
 mod workbench;
 
+pub use devices::*;
 pub use threads::*;
 pub use usage::*;
 pub use workbench::{check_connection, load_workbench, CheckConnection, LoadWorkbench};

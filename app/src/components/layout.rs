@@ -1,5 +1,5 @@
-use super::Rail;
-use crate::protocol::Workbench;
+use super::{MissedAlerts, PairPhone, Rail, SessionEndedNotice};
+use crate::{notify::Notifier, protocol::Workbench};
 use leptos::prelude::*;
 use leptos_router::{
     components::{Outlet, A},
@@ -11,6 +11,7 @@ use leptos_router::{
 pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
     let workspace = workbench.workspace.clone();
     provide_context(workbench.clone());
+    Notifier::provide();
     // On a narrow screen a thread takes the whole width; "Threads" (a plain
     // link home, so it works without JavaScript) brings the list back.
     let location = use_location();
@@ -25,9 +26,13 @@ pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
             <nav class="topnav" aria-label="Pages">
                 <A href="/">"Threads"</A>
                 <A href="/usage">"Usage"</A>
+                {workbench.mobile.then(|| view! { <A href="/devices">"Devices"</A> })}
             </nav>
             <span class="chip muted" title="Default workspace">{workspace}</span>
+            {workbench.mobile.then(|| view! { <PairPhone /> })}
         </header>
+        <SessionEndedNotice />
+        <MissedAlerts />
         <div class="workbench" class:on-thread=on_thread>
             <Rail />
             <main class="main" id="main" tabindex="-1">

@@ -2,6 +2,7 @@ use crate::{
     api::create_thread,
     page_data::{PageData, RailRefresh},
     protocol::{CreateThread, Workbench},
+    surface::Surface,
 };
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
@@ -24,12 +25,13 @@ pub fn NewThread() -> impl IntoView {
     let open = RwSignal::new(false);
     let refresh = expect_context::<RailRefresh>();
     let navigate = use_navigate();
+    let surface = Surface::current();
     let create = Action::new_local(move |request: &CreateThread| create_thread(request.clone()));
     Effect::new(move |_| {
         if let Some(Ok(thread)) = create.value().get() {
             refresh.bump();
             open.set(false);
-            navigate(&format!("/threads/{}", thread.id), Default::default());
+            navigate(&surface.thread_href(&thread.id), Default::default());
         }
     });
     let submit = move |ev: leptos::ev::SubmitEvent| {

@@ -4,6 +4,7 @@ use crate::{
     api::{fork_thread, update_thread},
     live::{Connection, Live},
     protocol::{Mode, PatchThread},
+    surface::Surface,
 };
 use leptos::prelude::*;
 use leptos_router::hooks::use_navigate;
@@ -46,6 +47,7 @@ fn ConnectionBadge(state: RwSignal<Connection>) -> AnyView {
         Connection::Connecting => "connecting",
         Connection::Live => "live",
         Connection::Reconnecting => "reconnecting…",
+        Connection::Ended => "session ended",
     };
     view! { <span class="connection" role="status" data-state=text data-test="connection">{text}</span> }
     .into_any()
@@ -57,6 +59,7 @@ fn ThreadActions() -> AnyView {
     let live = expect_context::<Live>();
     let refresh = expect_context::<RailRefresh>();
     let navigate = use_navigate();
+    let surface = Surface::current();
     let id = move || live.thread.with_untracked(|t| t.id.clone());
     let patch = Action::new_local(move |patch: &PatchThread| update_thread(id(), patch.clone()));
     let fork = Action::new_local(move |_: &()| fork_thread(id()));
@@ -71,7 +74,7 @@ fn ThreadActions() -> AnyView {
     Effect::new(move |_| {
         if let Some(Ok(thread)) = fork.value().get() {
             refresh.bump();
-            navigate(&format!("/threads/{}", thread.id), Default::default());
+            navigate(&surface.thread_href(&thread.id), Default::default());
         }
     });
     let archived = move || live.thread.with(|t| t.archived);

@@ -1,12 +1,12 @@
 use super::relative_time;
-use crate::protocol::ThreadSummary;
+use crate::{protocol::ThreadSummary, surface::Surface};
 use leptos::prelude::*;
 use leptos_router::{components::A, hooks::use_location};
 
 /// One row of the rail: title, status, preview, branch, when.
 #[component]
 pub fn ThreadRow(row: ThreadSummary) -> AnyView {
-    let href = format!("/threads/{}", row.id);
+    let href = Surface::current().thread_href(&row.id);
     let location = use_location();
     let current = {
         let href = href.clone();

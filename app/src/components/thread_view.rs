@@ -1,5 +1,4 @@
 use super::{Attention, Composer, ThreadHeader, Transcript};
-use crate::page_data::RailRefresh;
 use crate::{live::Live, protocol::ThreadDetail};
 use leptos::prelude::*;
 
@@ -10,11 +9,8 @@ use leptos::prelude::*;
 pub fn ThreadView(detail: ThreadDetail) -> impl IntoView {
     let live = Live::new(detail);
     provide_context(live);
-    let refresh = expect_context::<RailRefresh>();
     #[cfg(feature = "hydrate")]
-    crate::live::stream::follow(live, Callback::new(move |()| refresh.bump()));
-    #[cfg(not(feature = "hydrate"))]
-    let _ = refresh;
+    follow(live);
     view! {
         <article class="thread" aria-labelledby="thread-title" data-test="thread" data-thread=move || live.thread.with(|t| t.id.clone())>
             <ThreadHeader />
@@ -24,4 +20,55 @@ pub fn ThreadView(detail: ThreadDetail) -> impl IntoView {
         </article>
     }
     .into_any()
+}
+
+/// Opens the event stream: a finished turn refreshes the rail, and what
+/// needs the user is announced while the page is in the background.
+#[cfg(feature = "hydrate")]
+fn follow(live: Live) {
+    use crate::{
+        live::stream::{self, Hooks},
+        notify::Notifier,
+        page_data::RailRefresh,
+        protocol::EventName,
+        session::SessionEnded,
+        surface::Surface,
+    };
+    let refresh = expect_context::<RailRefresh>();
+    let notifier = use_context::<Notifier>();
+    let surface = Surface::current();
+    let announce = move |event: &crate::protocol::EventEnvelope| {
+        if let Some(notifier) = notifier {
+            let (id, title) = live
+                .thread
+                .with_untracked(|t| (t.id.clone(), t.title.clone()));
+            notifier.announce(event, title.as_deref(), surface.thread_href(&id));
+        }
+    };
+    let on_notable = Callback::new(move |event: crate::protocol::EventEnvelope| {
+        if event.event == EventName::TurnCompleted.as_str() {
+            refresh.bump();
+            return announce(&event);
+        }
+        // An auto-approved action is decided in the same breath: announce
+        // only what is still waiting a moment later.
+        let id = event.payload["id"].clone();
+        set_timeout(
+            move || {
+                let waiting = |list: RwSignal<Vec<serde_json::Value>>| {
+                    list.try_with_untracked(|l| l.iter().any(|v| v["id"] == id))
+                        .unwrap_or(false)
+                };
+                if waiting(live.approvals) || waiting(live.inputs) {
+                    announce(&event);
+                }
+            },
+            std::time::Duration::from_millis(300),
+        );
+    });
+    let hooks = Hooks {
+        on_notable,
+        ended: use_context::<SessionEnded>(),
+    };
+    stream::follow(live, hooks);
 }

@@ -13,6 +13,13 @@ pub fn relative_time(rfc3339: &str) -> String {
     }
 }
 
+/// Whole minutes from now until an RFC 3339 time (rounded up; negative
+/// once it has passed).
+pub fn minutes_until(rfc3339: &str) -> Option<i64> {
+    let seconds = parse_epoch_secs(rfc3339)? - now_secs();
+    Some((seconds + 59).div_euclid(60))
+}
+
 /// Seconds since the epoch of `YYYY-MM-DDTHH:MM:SS…Z` (UTC, as the runtime writes).
 fn parse_epoch_secs(text: &str) -> Option<i64> {
     let num = |range: std::ops::Range<usize>| text.get(range)?.parse::<i64>().ok();

@@ -47,6 +47,8 @@ pub enum Connection {
     Connecting,
     Live,
     Reconnecting,
+    /// The session ended (401): nothing more will arrive.
+    Ended,
 }
 
 /// What applying an event found.

@@ -2,11 +2,16 @@
 //! `/v1/threads/{id}/events?since_seq=<cursor>` (the session cookie is the
 //! credential; no token reaches the page). Events apply in order; a gap
 //! reloads the snapshot; a dropped connection reopens from the newest
-//! applied seq after a growing delay. Leaving the thread closes it, so
-//! events of a thread no longer selected are never applied.
+//! applied seq after a growing delay, unless the session has ended (an
+//! EventSource cannot see a 401, so a failed stream asks the server once).
+//! Leaving the thread closes it, so events of a thread no longer selected
+//! are never applied.
 
 use super::state::{Applied, Connection, Live};
-use crate::protocol::{EventEnvelope, EventName};
+use crate::{
+    protocol::{EventEnvelope, EventName},
+    session::SessionEnded,
+};
 use leptos::{
     prelude::*,
     wasm_bindgen::{closure::Closure, JsCast},
@@ -22,18 +27,49 @@ struct Stream {
     closed: bool,
 }
 
-/// Follows `live`'s thread until the owner is cleaned up. `on_turn_end`
-/// runs after each turn.completed (the rail refreshes then).
-pub fn follow(live: Live, on_turn_end: Callback<()>) {
+/// What the page does with the stream besides applying it.
+#[derive(Clone, Copy)]
+pub struct Hooks {
+    /// Runs for each new turn.completed, approval.required and
+    /// user_input.required (the rail refreshes, notifications go out).
+    pub on_notable: Callback<EventEnvelope>,
+    pub ended: Option<SessionEnded>,
+}
+
+/// Whether `hooks.on_notable` hears of an event.
+fn notable(name: &str) -> bool {
+    [
+        EventName::TurnCompleted,
+        EventName::ApprovalRequired,
+        EventName::UserInputRequired,
+    ]
+    .iter()
+    .any(|n| n.as_str() == name)
+}
+
+/// Follows `live`'s thread until the owner is cleaned up.
+pub fn follow(live: Live, hooks: Hooks) {
     let stream = Rc::new(RefCell::new(Stream {
         source: None,
         backoff_ms: 250,
         closed: false,
     }));
-    open(live, stream.clone(), on_turn_end);
-    let handle = StoredValue::new_local(stream);
+    open(live, stream.clone(), hooks);
+    // Back online (a phone changing networks, waking up): reconnect now
+    // rather than at the end of the backoff.
+    let on_online = {
+        let stream = stream.clone();
+        Closure::<dyn FnMut()>::new(move || {
+            stream.borrow_mut().backoff_ms = 250;
+            open(live, stream.clone(), hooks);
+        })
+    };
+    let _ = window().add_event_listener_with_callback("online", on_online.as_ref().unchecked_ref());
+    let handle = StoredValue::new_local((stream, on_online));
     on_cleanup(move || {
-        handle.try_with_value(|stream| {
+        handle.try_with_value(|(stream, on_online)| {
+            let _ = window()
+                .remove_event_listener_with_callback("online", on_online.as_ref().unchecked_ref());
             let mut stream = stream.borrow_mut();
             stream.closed = true;
             if let Some(source) = stream.source.take() {
@@ -43,8 +79,10 @@ pub fn follow(live: Live, on_turn_end: Callback<()>) {
     });
 }
 
-fn open(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
-    if stream.borrow().closed {
+/// Opens the stream from the cursor, unless it is open already (a retry
+/// timer and the `online` event may both ask) or was closed for good.
+fn open(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
+    if stream.borrow().closed || stream.borrow().source.is_some() {
         return;
     }
     let id = live.thread.with_untracked(|t| t.id.clone());
@@ -53,7 +91,7 @@ fn open(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
         live.cursor.get_untracked()
     );
     let Ok(source) = EventSource::new(&url) else {
-        return retry(live, stream, on_turn_end);
+        return retry(live, stream, hooks);
     };
     let on_event = {
         let stream = stream.clone();
@@ -67,10 +105,8 @@ fn open(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
             stream.borrow_mut().backoff_ms = 250;
             live.connection.set(Connection::Live);
             match live.apply(&event) {
-                Applied::Gap => resync(live, stream.clone(), on_turn_end),
-                Applied::Fresh if event.event == EventName::TurnCompleted.as_str() => {
-                    on_turn_end.run(())
-                }
+                Applied::Gap => resync(live, stream.clone(), hooks),
+                Applied::Fresh if notable(&event.event) => hooks.on_notable.run(event),
                 _ => {}
             }
         })
@@ -91,7 +127,7 @@ fn open(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
             if let Some(source) = stream.borrow_mut().source.take() {
                 source.close();
             }
-            retry(live, stream.clone(), on_turn_end);
+            check_then_retry(live, stream.clone(), hooks);
         })
     };
     source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
@@ -99,7 +135,25 @@ fn open(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
     stream.borrow_mut().source = Some(source);
 }
 
-fn retry(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
+/// A stream that failed because the session ended must not be retried
+/// forever: one authenticated round trip tells the two apart.
+fn check_then_retry(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
+    live.connection.set(Connection::Reconnecting);
+    leptos::task::spawn_local(async move {
+        match crate::api::check_connection().await {
+            Err(error) if error.status == 401 => {
+                stream.borrow_mut().closed = true;
+                live.connection.set(Connection::Ended);
+                if let Some(ended) = hooks.ended {
+                    ended.note(&error);
+                }
+            }
+            _ => retry(live, stream, hooks),
+        }
+    });
+}
+
+fn retry(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
     if stream.borrow().closed {
         return;
     }
@@ -111,13 +165,13 @@ fn retry(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
         delay
     };
     set_timeout(
-        move || open(live, stream, on_turn_end),
+        move || open(live, stream, hooks),
         std::time::Duration::from_millis(delay as u64),
     );
 }
 
 /// Reloads the snapshot after a gap, then reopens from its latest seq.
-fn resync(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
+fn resync(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
     if let Some(source) = stream.borrow_mut().source.take() {
         source.close();
     }
@@ -126,9 +180,15 @@ fn resync(live: Live, stream: Rc<RefCell<Stream>>, on_turn_end: Callback<()>) {
         match crate::api::load_thread(id).await {
             Ok(detail) => {
                 live.reset(detail);
-                open(live, stream, on_turn_end);
+                open(live, stream, hooks);
             }
-            Err(_) => retry(live, stream, on_turn_end),
+            Err(error) if error.status == 401 => {
+                live.connection.set(Connection::Ended);
+                if let Some(ended) = hooks.ended {
+                    ended.note(&error);
+                }
+            }
+            Err(_) => retry(live, stream, hooks),
         }
     });
 }

@@ -4,6 +4,7 @@ use crate::{
     components::{ErrorNotice, SignIn, WorkbenchLayout},
 };
 use leptos::prelude::*;
+use leptos_meta::Link;
 
 /// Every page's frame: the workbench for a signed-in browser, sign-in help
 /// for anyone else (who sees no data at all).
@@ -12,6 +13,7 @@ pub fn Home() -> AnyView {
     let workbench = Resource::new(|| (), |_| load_workbench());
     provide_page_data();
     view! {
+        <Link rel="manifest" href="/manifest.webmanifest" />
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match workbench.await {

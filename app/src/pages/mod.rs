@@ -1,10 +1,14 @@
+mod devices;
 mod home;
+mod mobile;
 mod no_thread;
 mod not_found;
 mod thread;
 mod usage;
 
+pub use devices::Devices;
 pub use home::Home;
+pub use mobile::{MobileHome, MobileStart};
 pub use no_thread::NoThread;
 pub use not_found::NotFound;
 pub use thread::ThreadPage;

@@ -1,4 +1,4 @@
-use crate::components::ConnectionCheck;
+use crate::components::{ConnectionCheck, NotificationSettings};
 use crate::page_data::PageData;
 use leptos::prelude::*;
 
@@ -22,6 +22,7 @@ pub fn NoThread() -> AnyView {
                 })}
             </Suspense>
             <ConnectionCheck />
+            <NotificationSettings />
         </section>
     }
     .into_any()
