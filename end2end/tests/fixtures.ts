@@ -1,5 +1,6 @@
 import { test as base, expect, type Page } from "@playwright/test";
 import { spawn, ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -43,6 +44,45 @@ export type Codewhale = {
   signIn: (page: Page) => Promise<void>;
   /** A /v1 call with `page`'s session cookie; returns `{ status, json }`. */
   api: Api;
+};
+
+/** A pairing link minted through /v1 (protocol `PairingCreated`). */
+export type Pairing = {
+  url: string;
+  expires_at: string;
+  label: string | null;
+  qr_svg: string;
+  tls_fingerprint: string | null;
+};
+
+/**
+ * A running `codewhale app-server --mobile` on 127.0.0.1 (a secure context,
+ * so notifications work), with a runtime token, the mock provider, its own
+ * home and workspace.
+ */
+export type MobileCodewhale = {
+  /** http://127.0.0.1:PORT */
+  origin: string;
+  /** The runtime token (`--auth-token`). */
+  token: string;
+  /** The one-time desktop sign-in link printed after `workbench: `. */
+  workbenchUrl: string;
+  /** The first one-time pairing link printed after `pair: `. */
+  firstPairingUrl: string;
+  logs: () => string;
+  workspace: string;
+  mock: MockProvider;
+  /** A /v1 call with the runtime token (not any page's cookie). */
+  v1: <T = any>(method: string, path: string, body?: unknown) => Promise<{ status: number; json: T }>;
+  /** Mints a fresh pairing link (`POST /v1/devices/pairings`). */
+  mintPairing: (label?: string) => Promise<Pairing>;
+  /**
+   * Pairs `page` by opening a fresh pairing link, as a phone that scanned
+   * the QR code would; waits for /mobile (and hydration with JavaScript on).
+   */
+  pair: (page: Page, label?: string) => Promise<void>;
+  /** The desktop workbench, signed in with the printed link. */
+  signInDesktop: (page: Page) => Promise<void>;
 };
 
 // Absolute: codewhale runs in the workspace, so a relative path would break.
@@ -121,7 +161,21 @@ function config(mockUrl: string, withProvider: boolean): string {
   ].join("\n");
 }
 
-export const test = base.extend<{ codewhale: Codewhale; withProvider: boolean }>({
+/** Waits until the process's stderr has a line starting with `prefix`. */
+async function stderrLine(running: Running, prefix: string): Promise<string> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const line = running
+      .stderr()
+      .split("\n")
+      .find((l) => l.startsWith(prefix));
+    if (line) return line.slice(prefix.length).trim();
+    if (Date.now() > deadline) throw new Error(`no "${prefix}" line on stderr:\n${running.stderr()}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+export const test = base.extend<{ codewhale: Codewhale; mobile: MobileCodewhale; withProvider: boolean }>({
   /** `false`: codewhale starts with no provider configured and no API keys. */
   withProvider: [true, { option: true }],
   codewhale: async ({ withProvider }, use, testInfo) => {
@@ -161,6 +215,80 @@ export const test = base.extend<{ codewhale: Codewhale; withProvider: boolean }>
       });
     } finally {
       // The server's log explains most failures: keep it with the report.
+      if (testInfo.status !== testInfo.expectedStatus && logs()) {
+        await testInfo.attach("codewhale.log", { body: logs(), contentType: "text/plain" });
+      }
+      for (const child of started.reverse()) await stop(child);
+      rmSync(home, { recursive: true, force: true });
+      rmSync(workspace, { recursive: true, force: true });
+    }
+  },
+  mobile: async ({}, use, testInfo) => {
+    const home = mkdtempSync(join(tmpdir(), "codewhale-e2e-mobile-"));
+    const workspace = mkdtempSync(join(tmpdir(), "codewhale-e2e-workspace-"));
+    const started: ChildProcess[] = [];
+    let logs = () => "";
+    try {
+      const mock = await launch(mockBinary, [], {});
+      started.push(mock.child);
+      writeFileSync(join(home, "config.toml"), config(mock.firstLine, true));
+      const token = randomBytes(24).toString("hex");
+      const env: NodeJS.ProcessEnv = { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "debug" };
+      const args = ["app-server", "--mobile", "--host", "127.0.0.1", "--port", "0", "--auth-token", token];
+      const server = await launch(binary, args, { cwd: workspace, env });
+      started.push(server.child);
+      logs = server.stderr;
+      const origin = new URL(server.firstLine).origin;
+      const workbenchUrl = await stderrLine(server, "workbench: ");
+      const firstPairingUrl = await stderrLine(server, "pair: ");
+      const hydrates = testInfo.project.use.javaScriptEnabled !== false;
+      const v1 = async (method: string, path: string, body?: unknown) => {
+        const response = await fetch(origin + path, {
+          method,
+          headers: {
+            Authorization: `Bearer ${token}`,
+            ...(body === undefined ? {} : { "Content-Type": "application/json" }),
+          },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await response.text();
+        return { status: response.status, json: text ? JSON.parse(text) : null };
+      };
+      const mintPairing = async (label?: string) => {
+        const { status, json } = await v1("POST", "/v1/devices/pairings", { ttl_seconds: 300, label: label ?? null });
+        expect(status, JSON.stringify(json)).toBe(201);
+        return json as Pairing;
+      };
+      const landed = async (page: Page) => {
+        const cookies = await page.context().cookies(origin);
+        if (!cookies.some((c) => c.name === "codewhale_web_session")) {
+          throw new Error(`no session cookie was set; codewhale said:\n${logs()}`);
+        }
+        if (hydrates) await page.locator("html[data-hydrated]").waitFor();
+      };
+      await use({
+        origin,
+        token,
+        workbenchUrl,
+        firstPairingUrl,
+        logs,
+        workspace,
+        mock: mockClient(mock.firstLine),
+        v1,
+        mintPairing,
+        pair: async (page, label) => {
+          const pairing = await mintPairing(label);
+          await page.goto(pairing.url);
+          await expect(page).toHaveURL(origin + "/mobile");
+          await landed(page);
+        },
+        signInDesktop: async (page) => {
+          await page.goto(workbenchUrl);
+          await expect(page).toHaveURL(origin + "/");
+          await landed(page);
+        },
+      });
+    } finally {
       if (testInfo.status !== testInfo.expectedStatus && logs()) {
         await testInfo.attach("codewhale.log", { body: logs(), contentType: "text/plain" });
       }
