@@ -4,9 +4,10 @@
 //! no rules of their own: not even who may call them.
 
 use crate::protocol::{
-    AnswerUserInput, ApprovalDecided, CreateThread, DecideApproval, ListThreads, PatchThread,
-    ProviderModels, StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord,
-    TurnStarted, UsageOverview, UserInputAnswered, Workbench,
+    AnswerUserInput, ApprovalDecided, CreatePairing, CreateThread, DecideApproval, DeviceRecord,
+    DeviceRevoked, ListThreads, PairingCreated, PatchDevice, PatchThread, ProviderModels,
+    StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord, TurnStarted,
+    UsageOverview, UserInputAnswered, Workbench,
 };
 use std::{future::Future, pin::Pin, sync::Arc};
 
@@ -32,6 +33,14 @@ pub trait RuntimeService: Send + Sync {
     ) -> Reply<'_, UserInputAnswered>;
     fn usage_overview(&self, days: u32) -> Reply<'_, UsageOverview>;
     fn providers(&self) -> Vec<ProviderModels>;
+    /// Paired devices (phones), newest first; `current` marks the caller.
+    fn devices(&self) -> Reply<'_, Vec<DeviceRecord>>;
+    fn rename_device(&self, id: String, patch: PatchDevice) -> Reply<'_, DeviceRecord>;
+    /// Revokes a device: its next request is 401, its streams end.
+    fn revoke_device(&self, id: String) -> Reply<'_, DeviceRevoked>;
+    /// Mints a one-time pairing link (409 when the server is not in
+    /// `--mobile` mode).
+    fn create_pairing(&self, request: CreatePairing) -> Reply<'_, PairingCreated>;
     /// Facts the workbench shows about this server.
     fn workbench(&self) -> Workbench;
 }

@@ -1,6 +1,7 @@
 //! Wire types shared by the browser, the server and external `/v1` clients.
 
 mod catalog;
+mod devices;
 mod error;
 mod events;
 mod info;
@@ -13,6 +14,7 @@ mod views;
 mod workbench;
 
 pub use catalog::ProviderModels;
+pub use devices::{CreatePairing, DeviceRecord, DeviceRevoked, PairingCreated, PatchDevice};
 pub use error::{clip_message, ErrorBody, ErrorEnvelope, ErrorKind};
 pub use events::{EventEnvelope, EventName, EVENT_SCHEMA_VERSION};
 pub use info::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};

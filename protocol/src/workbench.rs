@@ -6,6 +6,10 @@ pub struct Workbench {
     pub codewhale_version: String,
     pub bind_address: String,
     pub workspace: String,
+    /// True when phones may pair (`--mobile`): the workbench offers
+    /// "Pair a phone" and the devices panel, and `/mobile` is served.
+    #[serde(default)]
+    pub mobile: bool,
 }
 
 /// Answer to the connection check.

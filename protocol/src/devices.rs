@@ -1,0 +1,61 @@
+//! Phones and other paired devices: their records, renaming them, and the
+//! one-time pairing links that create them.
+
+use serde::{Deserialize, Serialize};
+
+/// A paired device. Its session secret is never part of it (the server
+/// keeps only a hash).
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceRecord {
+    pub id: String,
+    /// Editable; first guessed from the User-Agent (or the pairing label).
+    pub name: String,
+    pub user_agent: Option<String>,
+    pub created_at: String,
+    pub last_seen_at: String,
+    /// The peer address of its latest request.
+    pub last_address: Option<String>,
+    /// True for the device making this request.
+    #[serde(default)]
+    pub current: bool,
+}
+
+/// `PATCH /v1/devices/{id}`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PatchDevice {
+    pub name: String,
+}
+
+/// `POST /v1/devices/pairings`: mint a one-time pairing link.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CreatePairing {
+    /// Seconds the link stays usable (default 300, at most 3600).
+    #[serde(default)]
+    pub ttl_seconds: Option<u64>,
+    /// The name the paired device starts with.
+    #[serde(default)]
+    pub label: Option<String>,
+}
+
+/// A minted pairing link. `url` is the secret: it works once, until
+/// `expires_at`, and is shown only to whoever minted it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PairingCreated {
+    pub url: String,
+    pub expires_at: String,
+    pub label: Option<String>,
+    /// The QR code of `url` as a standalone SVG document.
+    pub qr_svg: String,
+    /// The certificate's SHA-256 fingerprint when served over a
+    /// self-signed certificate (compare it on the phone).
+    pub tls_fingerprint: Option<String>,
+}
+
+/// `DELETE /v1/devices/{id}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeviceRevoked {
+    pub id: String,
+    pub revoked: bool,
+}
