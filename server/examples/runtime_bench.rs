@@ -82,6 +82,8 @@ async fn server() -> Server {
         web: None,
         cors_origins: vec![],
         allowed_hosts: vec![],
+        pairing: None,
+        tls: false,
     };
     let state = AppState::new(runtime.clone(), edge);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

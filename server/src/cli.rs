@@ -24,6 +24,46 @@ pub enum Command {
     Serve(ServeArgs),
     /// Run one turn headless and print it; the exit code is the turn's outcome.
     Exec(ExecArgs),
+    /// Mint a one-time link (and QR code) that pairs a phone with a running `--mobile` server.
+    Pair(PairArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct PairArgs {
+    /// The running server, as this machine reaches it.
+    #[arg(long, default_value = "http://127.0.0.1:7878")]
+    pub url: String,
+    /// How long the link works: 90s, 5m, 1h (at most 1h).
+    #[arg(long, default_value = "5m", value_parser = parse_ttl)]
+    pub ttl: std::time::Duration,
+    /// The name the paired device starts with (else guessed from its browser).
+    #[arg(long, value_name = "NAME")]
+    pub label: Option<String>,
+    /// The server's runtime token (else CODEWHALE_RUNTIME_TOKEN, DEEPSEEK_RUNTIME_TOKEN).
+    #[arg(long, value_name = "TOKEN")]
+    pub auth_token: Option<String>,
+}
+
+/// `90s`, `5m`, `1h` or plain seconds.
+fn parse_ttl(text: &str) -> Result<std::time::Duration, String> {
+    let text = text.trim();
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit()) {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} is not a duration like 90s, 5m or 1h"))?;
+    let seconds = match unit {
+        "s" => number,
+        "m" => number.saturating_mul(60),
+        "h" => number.saturating_mul(3600),
+        _ => return Err(format!("{text:?} is not a duration like 90s, 5m or 1h")),
+    };
+    if seconds == 0 || seconds > 3600 {
+        return Err("a pairing link lives between 1 second and 1 hour".into());
+    }
+    Ok(std::time::Duration::from_secs(seconds))
 }
 
 #[derive(Debug, Args)]
@@ -87,14 +127,38 @@ pub struct WebArgs {
 
 /// Flags shared by `app-server` and `serve`.
 #[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["http", "mobile"]).multiple(true)))]
 pub struct HttpArgs {
-    /// Serve the HTTP/SSE runtime API (the only transport of this build).
-    #[arg(long, required = true)]
+    /// Serve the HTTP/SSE runtime API on loopback.
+    #[arg(long)]
     pub http: bool,
 
-    /// Host to bind.
-    #[arg(long, default_value = "127.0.0.1")]
-    pub host: String,
+    /// Also serve phones on the LAN: binds 0.0.0.0 unless --host is given, serves
+    /// /mobile and prints a one-time pairing link and QR code.
+    #[arg(long)]
+    pub mobile: bool,
+
+    /// Host to bind (default 127.0.0.1; 0.0.0.0 with --mobile).
+    #[arg(long)]
+    pub host: Option<String>,
+
+    /// Serve HTTPS with this certificate chain (PEM), e.g. from mkcert or `tailscale cert`.
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "tls_key",
+        conflicts_with = "tls"
+    )]
+    pub tls_cert: Option<std::path::PathBuf>,
+
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<std::path::PathBuf>,
+
+    /// `self-signed`: serve HTTPS with a certificate generated once and kept in
+    /// $CODEWHALE_HOME/tls (its SHA-256 fingerprint is printed to compare on the phone).
+    #[arg(long, value_enum, value_name = "MODE")]
+    pub tls: Option<TlsMode>,
 
     /// Port to listen on (0 picks a free one).
     #[arg(long, default_value_t = 7878)]
@@ -121,10 +185,24 @@ pub struct HttpArgs {
     pub allowed_hosts: Vec<String>,
 }
 
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum TlsMode {
+    SelfSigned,
+}
+
 impl HttpArgs {
     /// `--workers`, clamped to 1–8: the async runtime's worker threads.
     pub fn worker_threads(&self) -> usize {
         self.workers.clamp(1, 8) as usize
+    }
+
+    /// The bind host: as given, else loopback (all interfaces with --mobile).
+    pub fn bind_host(&self) -> String {
+        match &self.host {
+            Some(host) => host.clone(),
+            None if self.mobile => "0.0.0.0".into(),
+            None => "127.0.0.1".into(),
+        }
     }
 }
 

@@ -112,11 +112,22 @@ pub struct RuntimeApiConfig {
     /// bind host.
     #[serde(default)]
     pub allowed_hosts: Vec<String>,
+    /// Days a paired device stays signed in without a request (default 30).
+    pub device_session_days: Option<u32>,
 }
+
+pub const DEFAULT_DEVICE_SESSION_DAYS: u32 = 30;
 
 impl Config {
     /// Rules serde cannot express.
     fn check(&self) -> Result<(), String> {
+        if let Some(days) = self.runtime_api.device_session_days {
+            if !(1..=365).contains(&days) {
+                return Err(format!(
+                    "runtime_api.device_session_days must be between 1 and 365 (got {days})"
+                ));
+            }
+        }
         match self.compaction.auto_fraction {
             Some(f) if !(0.0..=1.0).contains(&f) => Err(format!(
                 "compaction.auto_fraction must be between 0 (off) and 1 (got {f})"

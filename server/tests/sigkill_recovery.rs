@@ -63,6 +63,8 @@ async fn serve_scripted(home: &Path) {
         web: None,
         cors_origins: vec![],
         allowed_hosts: vec![],
+        pairing: None,
+        tls: false,
     };
     let state = AppState::new(Arc::new(runtime), edge);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

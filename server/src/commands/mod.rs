@@ -3,6 +3,8 @@
 
 pub mod app_server;
 pub mod exec;
+pub mod mobile;
+pub mod pair;
 pub mod web;
 
 use crate::{

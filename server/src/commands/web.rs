@@ -29,7 +29,7 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
     let port = listener.local_addr().map_err(RunError::Serve)?.port();
     let options = runtime_options(home, &config, current_dir()?, DEFAULT_TIMEOUT);
     let runtime = Arc::new(Runtime::open(options).await?);
-    let (web, capability) = WebAuth::new(port, Clock::default());
+    let (web, capability) = WebAuth::new("http", port, Clock::default());
     let launch_url = web.launch_url(&capability);
     let edge = EdgeOptions {
         bind_host: args.host.clone(),
@@ -38,6 +38,8 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
         web: Some(web),
         cors_origins,
         allowed_hosts,
+        pairing: None,
+        tls: false,
     };
     let state = AppState::new(runtime, edge);
 
@@ -53,5 +55,5 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
     if !args.no_open {
         crate::child::open::browser(launch_url);
     }
-    serve(listener, state).await
+    serve(listener, state, None).await
 }

@@ -5,7 +5,7 @@ use crate::http::{
     web_service::WebService,
 };
 use axum::{
-    extract::{DefaultBodyLimit, MatchedPath, Request},
+    extract::{DefaultBodyLimit, MatchedPath, Request, State},
     http::StatusCode,
     middleware, Router,
 };
@@ -31,12 +31,17 @@ pub fn app(state: AppState) -> Router {
         std::sync::Arc::new(WebService {
             runtime: state.runtime.clone(),
             workbench: state.workbench.clone(),
+            pairing: state.pairing.clone(),
         });
+    let sessions = auth::SessionStores::new(state.runtime.store().pool().clone())
+        .layer(state.gate.scheme == "https");
     let pages = page_routes();
     let cors = cors::layer(&state.gate.cors_origins);
     Router::new()
         .merge(routes::info::router())
         .merge(routes::bootstrap::router())
+        .merge(routes::pairing::router())
+        .merge(routes::devices::router())
         .merge(routes::threads::router())
         .merge(routes::turns::router())
         .merge(routes::approvals::router())
@@ -52,11 +57,17 @@ pub fn app(state: AppState) -> Router {
         .fallback(assets::serve)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn(server_fn_edge::server_fn_edge))
         .layer(middleware::from_fn_with_state(
             state.gate.clone(),
+            mobile_only,
+        ))
+        .layer(middleware::from_fn(server_fn_edge::server_fn_edge))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
             auth::authenticate,
         ))
+        // Loads nothing by itself: a session is read when auth asks for it.
+        .layer(sessions)
         // Outside auth: preflights carry no credentials and are answered here.
         .layer(cors)
         // Before anything answers, preflights included: a foreign Host is a
@@ -69,6 +80,22 @@ pub fn app(state: AppState) -> Router {
         .layer(CompressionLayer::new())
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         .with_state(state)
+}
+
+/// `/mobile` exists only on a `--mobile` server.
+async fn mobile_only(
+    State(gate): State<std::sync::Arc<auth::Gate>>,
+    request: Request,
+    next: middleware::Next,
+) -> axum::response::Response {
+    let path = request.uri().path();
+    let phone_page = path == "/mobile" || path.starts_with("/mobile/");
+    if phone_page && !gate.mobile {
+        return axum::response::IntoResponse::into_response(ApiError::NotFound(
+            "there is no /mobile here: start codewhale app-server with --mobile".into(),
+        ));
+    }
+    next.run(request).await
 }
 
 async fn method_not_allowed() -> ApiError {

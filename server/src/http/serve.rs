@@ -4,6 +4,7 @@ use crate::{
     error::RunError,
     http::{router, state::AppState},
 };
+use axum_server::tls_rustls::RustlsConfig;
 use std::net::SocketAddr;
 use tokio::net::TcpListener;
 
@@ -24,19 +25,42 @@ pub async fn bind(host: &str, port: u16) -> Result<TcpListener, RunError> {
     })
 }
 
-/// Serves until Ctrl+C or SIGTERM; then ends open event streams so the
-/// graceful shutdown does not wait on them forever.
-pub async fn serve(listener: TcpListener, state: AppState) -> Result<(), RunError> {
+/// Serves until Ctrl+C or SIGTERM (over TLS when `tls` is given); then
+/// ends open event streams so the graceful shutdown does not wait on them
+/// forever.
+pub async fn serve(
+    listener: TcpListener,
+    state: AppState,
+    tls: Option<RustlsConfig>,
+) -> Result<(), RunError> {
     let runtime = state.runtime.clone();
     let service = router::app(state).into_make_service_with_connect_info::<SocketAddr>();
     let stopping = runtime.clone();
-    let result = axum::serve(listener, service)
-        .with_graceful_shutdown(async move {
-            shutdown_signal().await;
-            stopping.stop_streams();
-        })
-        .await
-        .map_err(RunError::Serve);
+    let result = match tls {
+        None => axum::serve(listener, service)
+            .with_graceful_shutdown(async move {
+                shutdown_signal().await;
+                stopping.stop_streams();
+            })
+            .await
+            .map_err(RunError::Serve),
+        Some(config) => {
+            let handle = axum_server::Handle::new();
+            let signal = handle.clone();
+            tokio::spawn(async move {
+                shutdown_signal().await;
+                stopping.stop_streams();
+                signal.graceful_shutdown(Some(std::time::Duration::from_secs(10)));
+            });
+            let listener = listener.into_std().map_err(RunError::Serve)?;
+            axum_server::from_tcp_rustls(listener, config)
+                .map_err(RunError::Serve)?
+                .handle(handle)
+                .serve(service)
+                .await
+                .map_err(RunError::Serve)
+        }
+    };
     runtime.close().await;
     result
 }

@@ -2,7 +2,10 @@
 //! enforce, and the facts of this server.
 
 use crate::{
-    http::auth::{Gate, HostPolicy, RuntimeToken, WebAuth},
+    http::{
+        auth::{Gate, HostPolicy, RuntimeToken, WebAuth},
+        pairing::PairingLinks,
+    },
     runtime::Runtime,
 };
 use axum::extract::FromRef;
@@ -17,6 +20,8 @@ pub struct AppState {
     pub gate: Arc<Gate>,
     pub listen: Arc<Listen>,
     pub workbench: Workbench,
+    /// `--mobile` only: how pairing links reach this server.
+    pub pairing: Option<Arc<PairingLinks>>,
 }
 
 /// Where this server listens, as `/v1/runtime/info` reports it.
@@ -38,6 +43,10 @@ pub struct EdgeOptions {
     /// Host names accepted besides the loopback names and the bind host
     /// (`--allowed-host`, `[runtime_api] allowed_hosts`).
     pub allowed_hosts: Vec<String>,
+    /// Present in `--mobile` mode only.
+    pub pairing: Option<PairingLinks>,
+    /// Served over TLS: origins are https and the session cookie Secure.
+    pub tls: bool,
 }
 
 impl AppState {
@@ -56,12 +65,15 @@ impl AppState {
             codewhale_version: env!("CARGO_PKG_VERSION").into(),
             bind_address,
             workspace: runtime.default_workspace().display().to_string(),
+            mobile: edge.pairing.is_some(),
         };
         let gate = Gate {
             hosts: HostPolicy::new(&edge.bind_host, &edge.allowed_hosts),
             token: edge.token,
             web: edge.web,
             cors_origins: edge.cors_origins,
+            mobile: edge.pairing.is_some(),
+            scheme: if edge.tls { "https" } else { "http" },
         };
         AppState {
             leptos_options,
@@ -72,6 +84,7 @@ impl AppState {
                 port: edge.port,
             }),
             workbench,
+            pairing: edge.pairing.map(Arc::new),
         }
     }
 }

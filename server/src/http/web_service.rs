@@ -4,20 +4,25 @@
 //! requests only (`provide_for_viewer`).
 
 use crate::{
-    http::auth::Viewer,
+    http::{
+        auth::{current_device, Viewer},
+        pairing::PairingLinks,
+    },
     runtime::{error::RuntimeError, Runtime},
 };
 use app::service::{Reply, RuntimeService, ServiceError};
 use protocol::{
-    AnswerUserInput, ApprovalDecided, CreateThread, DecideApproval, ListThreads, PatchThread,
-    ProviderModels, StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord,
-    TurnStarted, UsageOverview, UserInputAnswered, Workbench,
+    AnswerUserInput, ApprovalDecided, CreatePairing, CreateThread, DecideApproval, DeviceRecord,
+    DeviceRevoked, ListThreads, PairingCreated, PatchDevice, PatchThread, ProviderModels,
+    StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord, TurnStarted,
+    UsageOverview, UserInputAnswered, Workbench,
 };
 use std::sync::Arc;
 
 pub struct WebService {
     pub runtime: Arc<Runtime>,
     pub workbench: Workbench,
+    pub pairing: Option<Arc<PairingLinks>>,
 }
 
 impl WebService {
@@ -101,6 +106,35 @@ impl RuntimeService for WebService {
 
     fn providers(&self) -> Vec<ProviderModels> {
         self.runtime.providers()
+    }
+
+    fn devices(&self) -> Reply<'_, Vec<DeviceRecord>> {
+        let current = current_device();
+        reply(async move { self.runtime.devices().list(current.as_deref()).await })
+    }
+
+    fn rename_device(&self, id: String, patch: PatchDevice) -> Reply<'_, DeviceRecord> {
+        let current = current_device();
+        reply(async move {
+            self.runtime
+                .devices()
+                .rename(&id, &patch.name, current.as_deref())
+                .await
+        })
+    }
+
+    fn revoke_device(&self, id: String) -> Reply<'_, DeviceRevoked> {
+        reply(async move {
+            self.runtime.devices().revoke(&id).await?;
+            Ok(DeviceRevoked { id, revoked: true })
+        })
+    }
+
+    fn create_pairing(&self, request: CreatePairing) -> Reply<'_, PairingCreated> {
+        let by_device = Viewer::current() == Viewer::Device;
+        let created =
+            PairingLinks::create(self.pairing.as_deref(), &self.runtime, by_device, request);
+        reply(async move { created })
     }
 
     fn workbench(&self) -> Workbench {

@@ -12,6 +12,9 @@ pub enum RuntimeError {
     Invalid(String),
     #[error("{0}")]
     NotFound(String),
+    /// The caller may not do this, whatever it asks.
+    #[error("{0}")]
+    Forbidden(String),
     /// The request is fine but the thread or turn is in the wrong state.
     #[error("{0}")]
     Conflict(String),
@@ -32,6 +35,7 @@ impl RuntimeError {
         match self {
             RuntimeError::Invalid(_) => ErrorKind::Invalid,
             RuntimeError::NotFound(_) => ErrorKind::NotFound,
+            RuntimeError::Forbidden(_) => ErrorKind::Forbidden,
             RuntimeError::Conflict(_) => ErrorKind::Conflict,
             RuntimeError::Store(_) | RuntimeError::Unsettled => ErrorKind::Internal,
         }

@@ -5,6 +5,7 @@
 
 pub mod approvals;
 pub mod client_tools;
+pub mod devices;
 pub mod engine;
 pub mod error;
 pub mod git;
@@ -65,6 +66,7 @@ pub struct Runtime {
     stopped: watch::Receiver<bool>,
     /// Turns an earlier process left running, interrupted by `open`.
     recovered: usize,
+    devices: devices::Devices,
 }
 
 impl Runtime {
@@ -84,6 +86,7 @@ impl Runtime {
             );
         }
         Ok(Runtime {
+            devices: devices::Devices::new(store.clone(), crate::clock::Clock::default()),
             store,
             turns,
             git: GitCache::default(),
@@ -107,6 +110,11 @@ impl Runtime {
 
     pub fn default_workspace(&self) -> &std::path::Path {
         &self.default_workspace
+    }
+
+    /// Paired devices and pairing capabilities.
+    pub fn devices(&self) -> &devices::Devices {
+        &self.devices
     }
 
     /// Ends every open event stream, and any opened later (server shutdown).

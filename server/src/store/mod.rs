@@ -2,6 +2,7 @@
 //! migrations, and a single serialized writer that allocates the global event
 //! sequence. Readers use the pool concurrently.
 
+pub mod devices;
 pub mod events;
 mod seq;
 pub mod threads;

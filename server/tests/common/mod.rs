@@ -32,6 +32,8 @@ pub const PORT: u16 = 7878;
 pub const ORIGIN: &str = "http://127.0.0.1:7878";
 /// The CORS origin `Harness::no_auth` was started with.
 pub const CONFIGURED_ORIGIN: &str = "http://localhost:5173";
+/// Where `Harness::mobile`'s pairing links point.
+pub const PAIRING_BASE: &str = "http://192.0.2.10:7878";
 pub const TOKEN: &str = "cwrt_test_token_0123456789abcdef";
 /// Short, so approval-timeout tests run quickly.
 pub const WAIT_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1500);
@@ -50,13 +52,38 @@ impl Harness {
     pub async fn new() -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
         let clock = codewhale::clock::Clock::default();
-        let (web, capability) = WebAuth::new(PORT, clock.clone());
+        let (web, capability) = WebAuth::new("http", PORT, clock.clone());
         let mut h = Self::build(
             Some(token),
             Some(web),
             capability,
             codewhale::http::cors::origins(&[], &[]).unwrap(),
             Arc::new(NoProvider),
+            None,
+        )
+        .await;
+        h.clock = clock;
+        h
+    }
+
+    /// `codewhale app-server --mobile` as this machine sees it: the desktop
+    /// sign-in, and pairing links that name a LAN address (`PAIRING_BASE`).
+    pub async fn mobile() -> Self {
+        let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
+        let clock = codewhale::clock::Clock::default();
+        let (web, capability) = WebAuth::new("http", PORT, clock.clone());
+        let pairing = codewhale::http::pairing::PairingLinks {
+            base_url: PAIRING_BASE.into(),
+            tls_fingerprint: None,
+            session_days: 30,
+        };
+        let mut h = Self::build(
+            Some(token),
+            Some(web),
+            capability,
+            codewhale::http::cors::origins(&[], &[]).unwrap(),
+            Arc::new(NoProvider),
+            Some(pairing),
         )
         .await;
         h.clock = clock;
@@ -72,14 +99,14 @@ impl Harness {
     /// http://localhost:5173`, without providers.
     pub async fn no_auth() -> Self {
         let cors = codewhale::http::cors::origins(&[CONFIGURED_ORIGIN.into()], &[]).unwrap();
-        Self::build(None, None, String::new(), cors, Arc::new(NoProvider)).await
+        Self::build(None, None, String::new(), cors, Arc::new(NoProvider), None).await
     }
 
     /// `codewhale app-server --http` whose turns run `engine`.
     pub async fn with_engine(engine: Arc<dyn Engine>) -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
         let cors = codewhale::http::cors::origins(&[], &[]).unwrap();
-        Self::build(Some(token), None, String::new(), cors, engine).await
+        Self::build(Some(token), None, String::new(), cors, engine, None).await
     }
 
     async fn build(
@@ -88,6 +115,7 @@ impl Harness {
         capability: String,
         cors_origins: Vec<String>,
         engine: Arc<dyn Engine>,
+        pairing: Option<codewhale::http::pairing::PairingLinks>,
     ) -> Self {
         let home = tempfile::tempdir().expect("temp dir");
         let runtime = Runtime::open(RuntimeOptions {
@@ -106,6 +134,8 @@ impl Harness {
             web,
             cors_origins,
             allowed_hosts: vec![],
+            pairing,
+            tls: false,
         };
         let state = AppState::new(Arc::new(runtime), edge);
         Self {

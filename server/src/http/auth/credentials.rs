@@ -1,7 +1,7 @@
 //! Reading credentials off a request and deciding who is asking. The
 //! browser-origin rules for cookie authentication live here and only here.
 
-use super::web_session::WEB_SESSION_COOKIE;
+use super::sessions::Owner;
 use super::{Gate, Viewer};
 use crate::http::{cors, error::ApiError};
 use axum::http::{header, HeaderMap, Method};
@@ -19,12 +19,21 @@ pub enum RequestKind {
     Page,
 }
 
-/// Who is asking. `Err` means a credential was presented and refused.
+/// True when the request names a token in a header: it is judged by that
+/// alone, and its session (if any) is never loaded.
+pub fn has_header_token(headers: &HeaderMap) -> bool {
+    headers.contains_key(header::AUTHORIZATION)
+        || TOKEN_HEADERS.iter().any(|name| headers.contains_key(*name))
+}
+
+/// Who is asking. `owner` is whose session the request's session cookie
+/// names, if any. `Err` means a credential was presented and refused.
 pub fn identify(
     gate: &Gate,
     kind: RequestKind,
     method: &Method,
     headers: &HeaderMap,
+    owner: Option<&Owner>,
 ) -> Result<Viewer, ApiError> {
     // An explicit token (bearer or header) is judged on its own: a wrong one
     // is refused even if a valid cookie rides along.
@@ -36,12 +45,22 @@ pub fn identify(
             Err(ApiError::Unauthorized("runtime API token is not valid"))
         };
     }
-    let Some(viewer) = cookie_viewer(gate, headers) else {
+    let session = owner.and_then(|owner| match owner {
+        Owner::Workbench => gate
+            .web
+            .as_ref()
+            .is_some_and(|web| web.session_is_live())
+            .then_some(Viewer::WebSession),
+        // Devices are paired only to a server that lets them in.
+        Owner::Device { .. } => gate.mobile.then_some(Viewer::Device),
+    });
+    let Some(viewer) = session.or_else(|| token_cookie_viewer(gate, headers)) else {
         return Ok(Viewer::Anonymous);
     };
     // Browsers attach cookies to cross-site requests; only the server's own
     // pages may use them, whichever cookie it is and whatever the mode.
-    check_browser_origin(own_origin(gate, headers).as_deref(), kind, method, headers)?;
+    let own = own_origin(gate, viewer, headers);
+    check_browser_origin(own.as_deref(), kind, method, headers)?;
     Ok(viewer)
 }
 
@@ -60,7 +79,8 @@ pub fn check_open_access(
     match headers.get(header::ORIGIN) {
         Some(origin) => {
             let origin = origin.as_bytes();
-            let own = own_origin(gate, headers).is_some_and(|own| own.as_bytes() == origin);
+            let own = own_origin(gate, Viewer::NoAuth, headers)
+                .is_some_and(|own| own.as_bytes() == origin);
             // Only origins the user listed: the built-in dev origins
             // (`localhost:3000`…) are whatever happens to run there.
             let listed = gate
@@ -86,14 +106,19 @@ pub fn check_open_access(
     }
 }
 
-/// The origin the server's own pages have: the workbench's in web mode,
-/// else `http://` and the request's (already validated) `Host`.
-fn own_origin(gate: &Gate, headers: &HeaderMap) -> Option<String> {
-    if let Some(web) = &gate.web {
+/// The origin the asking page must have been served from. The workbench's
+/// is fixed (`http(s)://127.0.0.1:port`, where its sign-in link points). A
+/// phone reaches the server by whichever of its addresses or configured
+/// names the phone used: its page's origin is the scheme this server
+/// serves plus that `Host`, which `check_host` has already matched against
+/// the bound addresses and configured names (so the Host alone is never
+/// trusted). Other cookies follow the workbench when there is one.
+fn own_origin(gate: &Gate, viewer: Viewer, headers: &HeaderMap) -> Option<String> {
+    if let (Some(web), false) = (&gate.web, viewer == Viewer::Device) {
         return Some(web.origin().to_string());
     }
     let host = headers.get(header::HOST)?.to_str().ok()?;
-    Some(format!("http://{host}"))
+    Some(format!("{}://{host}", gate.scheme))
 }
 
 /// `Authorization: Bearer …` or one of the runtime-token headers.
@@ -121,28 +146,16 @@ fn header_token(headers: &HeaderMap) -> Result<Option<&str>, ApiError> {
     Ok(None)
 }
 
-fn cookie_viewer(gate: &Gate, headers: &HeaderMap) -> Option<Viewer> {
-    let mut viewer = None;
-    for value in headers.get_all(header::COOKIE) {
-        let Ok(value) = value.to_str() else { continue };
-        for cookie in cookie::Cookie::split_parse(value).flatten() {
-            let found = match cookie.name() {
-                RUNTIME_TOKEN_COOKIE => gate
-                    .token
-                    .as_ref()
-                    .is_some_and(|t| t.matches(cookie.value()))
-                    .then_some(Viewer::RuntimeToken),
-                WEB_SESSION_COOKIE => gate
-                    .web
-                    .as_ref()
-                    .is_some_and(|web| web.session_is_valid(cookie.value()))
-                    .then_some(Viewer::WebSession),
-                _ => None,
-            };
-            viewer = viewer.or(found);
-        }
-    }
-    viewer
+/// The `codewhale_runtime_token` cookie, for clients that set it themselves.
+fn token_cookie_viewer(gate: &Gate, headers: &HeaderMap) -> Option<Viewer> {
+    let token = gate.token.as_ref()?;
+    let valid = headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| cookie::Cookie::split_parse(value).flatten())
+        .any(|cookie| cookie.name() == RUNTIME_TOKEN_COOKIE && token.matches(cookie.value()));
+    valid.then_some(Viewer::RuntimeToken)
 }
 
 /// A cookie-authenticated request must come from the server's own origin.

@@ -5,14 +5,16 @@ mod credentials;
 mod host;
 mod middleware;
 mod secret;
+pub mod sessions;
 mod viewer;
 mod web_session;
 
 pub use host::{check_host, HostPolicy};
 pub use middleware::authenticate;
 pub use secret::{random_secret, RuntimeToken};
-pub use viewer::Viewer;
-pub use web_session::{BootstrapRefusal, WebAuth, WEB_SESSION_COOKIE};
+pub use sessions::{Owner, SessionStores, SESSION_COOKIE};
+pub use viewer::{current_device, DeviceId, Viewer};
+pub use web_session::{BootstrapRefusal, WebAuth};
 
 /// Who may ask, and from where: what `check_host` and `authenticate`
 /// enforce, fixed when the process starts.
@@ -25,4 +27,8 @@ pub struct Gate {
     pub cors_origins: Vec<String>,
     /// The `Host` names requests may carry (DNS-rebinding defence).
     pub hosts: HostPolicy,
+    /// `--mobile`: paired devices' sessions count, `/mobile` is served.
+    pub mobile: bool,
+    /// "https" under TLS, else "http": the scheme of this server's origins.
+    pub scheme: &'static str,
 }

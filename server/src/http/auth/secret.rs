@@ -25,16 +25,23 @@ impl RuntimeToken {
     /// `DEEPSEEK_RUNTIME_TOKEN`; blank values are ignored. Without any, a
     /// token is generated for this process and never shown.
     pub fn resolve(flag: Option<String>) -> Result<Self, RunError> {
-        let configured = flag
-            .into_iter()
+        Ok(Self::explicit(flag)?.unwrap_or_else(|| Self(random_secret("cwrt_", 32))))
+    }
+
+    /// The token the user gave (flag, then the environment), if any.
+    pub fn explicit(flag: Option<String>) -> Result<Option<Self>, RunError> {
+        flag.into_iter()
             .chain(std::env::var("CODEWHALE_RUNTIME_TOKEN").ok())
             .chain(std::env::var("DEEPSEEK_RUNTIME_TOKEN").ok())
             .map(|t| t.trim().to_string())
-            .find(|t| !t.is_empty());
-        match configured {
-            Some(token) => Self::from_configured(token),
-            None => Ok(Self(random_secret("cwrt_", 32))),
-        }
+            .find(|t| !t.is_empty())
+            .map(Self::from_configured)
+            .transpose()
+    }
+
+    /// The value, for a client presenting it (`codewhale pair`).
+    pub fn expose(&self) -> &str {
+        &self.0
     }
 
     fn from_configured(token: String) -> Result<Self, RunError> {

@@ -10,13 +10,19 @@ use axum::http::request::Parts;
 pub enum Viewer {
     /// No valid credential (or a web session cookie used against the origin rules).
     Anonymous,
-    /// The `codewhale_web_session` cookie of a `codewhale web` process.
+    /// The workbench session of a `codewhale web` (or `--mobile`) process.
     WebSession,
+    /// A paired device's session (its id is in the request's `DeviceId`).
+    Device,
     /// The runtime token, by bearer, header or cookie.
     RuntimeToken,
     /// Anyone on loopback: a server started with --insecure-no-auth.
     NoAuth,
 }
+
+/// The device a `Viewer::Device` request comes from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceId(pub String);
 
 impl Viewer {
     pub fn is_authenticated(self) -> bool {
@@ -30,4 +36,10 @@ impl Viewer {
             .and_then(|parts| parts.extensions.get::<Viewer>().copied())
             .unwrap_or(Viewer::Anonymous)
     }
+}
+
+/// The device of the request being rendered or served, if it is one.
+pub fn current_device() -> Option<String> {
+    leptos::prelude::use_context::<Parts>()
+        .and_then(|parts| parts.extensions.get::<DeviceId>().map(|d| d.0.clone()))
 }

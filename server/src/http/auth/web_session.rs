@@ -1,5 +1,6 @@
 //! `codewhale web` sign-in: one one-time bootstrap capability per process,
-//! exchanged from loopback for the process's single browser session.
+//! exchanged from loopback for the process's single browser session (a
+//! tower-sessions session, `sessions.rs`, valid until 12 h after start).
 
 use super::secret::{constant_time_eq, random_secret};
 use crate::clock::Clock;
@@ -9,9 +10,7 @@ use std::{
     time::{Duration, Instant},
 };
 
-pub const WEB_SESSION_COOKIE: &str = "codewhale_web_session";
 const CAPABILITY_PREFIX: &str = "cwwb_";
-const SESSION_PREFIX: &str = "cwws_";
 /// 32 bytes = 256 bits from the OS RNG.
 const SECRET_BYTES: usize = 32;
 pub const CAPABILITY_TTL: Duration = Duration::from_secs(10 * 60);
@@ -22,7 +21,6 @@ pub struct WebAuth {
     clock: Clock,
     started: Instant,
     capability: Mutex<Option<String>>,
-    session: String,
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -34,16 +32,15 @@ pub enum BootstrapRefusal {
 }
 
 impl WebAuth {
-    /// A new sign-in for a server at `http://127.0.0.1:{port}`; returns the
-    /// capability to put in the launch URL.
-    pub fn new(port: u16, clock: Clock) -> (Self, String) {
+    /// A new sign-in for a server at `{scheme}://127.0.0.1:{port}`; returns
+    /// the capability to put in the launch URL.
+    pub fn new(scheme: &str, port: u16, clock: Clock) -> (Self, String) {
         let capability = random_secret(CAPABILITY_PREFIX, SECRET_BYTES);
         let auth = Self {
-            origin: format!("http://127.0.0.1:{port}"),
+            origin: format!("{scheme}://127.0.0.1:{port}"),
             started: clock.now(),
             clock,
             capability: Mutex::new(Some(capability.clone())),
-            session: random_secret(SESSION_PREFIX, SECRET_BYTES),
         };
         (auth, capability)
     }
@@ -57,8 +54,8 @@ impl WebAuth {
         format!("{}/__codewhale/bootstrap/{capability}", self.origin)
     }
 
-    /// Consumes the capability and returns the session secret for the cookie.
-    pub fn exchange(&self, peer: IpAddr, presented: &str) -> Result<&str, BootstrapRefusal> {
+    /// Consumes the capability; the caller then starts the session.
+    pub fn exchange(&self, peer: IpAddr, presented: &str) -> Result<(), BootstrapRefusal> {
         if !peer.to_canonical().is_loopback() {
             return Err(BootstrapRefusal::NotLoopback);
         }
@@ -81,22 +78,22 @@ impl WebAuth {
             return Err(BootstrapRefusal::Unavailable);
         }
         *slot = None;
-        Ok(&self.session)
+        Ok(())
     }
 
-    /// True for this process's session cookie value, until 12 h after start.
-    pub fn session_is_valid(&self, presented: &str) -> bool {
-        self.age() < SESSION_TTL && constant_time_eq(&self.session, presented)
+    /// Whether the workbench session may still be used: until 12 h after start.
+    pub fn session_is_live(&self) -> bool {
+        self.age() < SESSION_TTL
+    }
+
+    /// How long the session has left, for its cookie.
+    pub fn session_remaining(&self) -> Duration {
+        SESSION_TTL.saturating_sub(self.age())
     }
 
     /// Time since this process started serving the workbench.
     fn age(&self) -> Duration {
         self.clock.now().saturating_duration_since(self.started)
-    }
-
-    /// `Set-Cookie` value for a successful exchange.
-    pub fn session_cookie(session: &str) -> String {
-        format!("{WEB_SESSION_COOKIE}={session}; HttpOnly; SameSite=Strict; Path=/")
     }
 }
 
@@ -115,9 +112,9 @@ mod tests {
 
     #[test]
     fn capability_is_single_use() {
-        let (auth, cap) = WebAuth::new(7878, Clock::default());
-        let session = auth.exchange(LOOPBACK, &cap).unwrap().to_string();
-        assert!(auth.session_is_valid(&session));
+        let (auth, cap) = WebAuth::new("http", 7878, Clock::default());
+        auth.exchange(LOOPBACK, &cap).unwrap();
+        assert!(auth.session_is_live());
         assert_eq!(
             auth.exchange(LOOPBACK, &cap),
             Err(BootstrapRefusal::Unavailable)
@@ -126,22 +123,22 @@ mod tests {
 
     #[test]
     fn ipv4_mapped_loopback_is_loopback() {
-        let (auth, cap) = WebAuth::new(7878, Clock::default());
+        let (auth, cap) = WebAuth::new("http", 7878, Clock::default());
         let mapped = IpAddr::V6(Ipv4Addr::LOCALHOST.to_ipv6_mapped());
         assert!(auth.exchange(mapped, &cap).is_ok());
-        let (auth, cap) = WebAuth::new(7878, Clock::default());
+        let (auth, cap) = WebAuth::new("http", 7878, Clock::default());
         assert!(auth.exchange(IpAddr::V6(Ipv6Addr::LOCALHOST), &cap).is_ok());
     }
 
     #[test]
     fn session_ends_twelve_hours_after_start() {
         let clock = Clock::default();
-        let (auth, cap) = WebAuth::new(7878, clock.clone());
-        let session = auth.exchange(LOOPBACK, &cap).unwrap().to_string();
+        let (auth, cap) = WebAuth::new("http", 7878, clock.clone());
+        auth.exchange(LOOPBACK, &cap).unwrap();
         clock.advance(SESSION_TTL - Duration::from_secs(1));
-        assert!(auth.session_is_valid(&session));
+        assert!(auth.session_is_live());
         clock.advance(Duration::from_secs(1));
-        assert!(!auth.session_is_valid(&session));
+        assert!(!auth.session_is_live());
     }
 
     #[test]

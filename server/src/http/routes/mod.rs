@@ -2,7 +2,9 @@
 
 pub mod approvals;
 pub mod bootstrap;
+pub mod devices;
 pub mod info;
+pub mod pairing;
 pub mod threads;
 pub mod tool_calls;
 pub mod turns;
