@@ -1,10 +1,11 @@
 //! The one error type of the service layer as the app sees it, shared by
 //! the server (server functions, SSR) and the browser (which decodes it).
 
-use crate::protocol::ErrorKind;
+use crate::protocol::{ErrorEnvelope, ErrorKind};
 use leptos::server_fn::{
     codec::JsonEncoding,
     error::{FromServerFnError, ServerFnErrorErr},
+    Bytes,
 };
 
 /// An error with the HTTP status the `/v1` API would answer. It is also the
@@ -63,5 +64,34 @@ impl FromServerFnError for ServiceError {
             }
             other => Self::new(500, other.to_string()),
         }
+    }
+
+    /// A server function's own error, or the HTTP edge's JSON envelope:
+    /// authentication answers before any server function runs (a 401 for
+    /// an ended session must reach the page as a 401).
+    fn de(data: Bytes) -> Self {
+        serde_json::from_slice::<ServiceError>(&data).unwrap_or_else(|error| {
+            match serde_json::from_slice::<ErrorEnvelope>(&data) {
+                Ok(envelope) => Self::new(envelope.error.status, envelope.error.message),
+                Err(_) => {
+                    Self::from_server_fn_error(ServerFnErrorErr::Deserialization(error.to_string()))
+                }
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_edges_error_envelope_keeps_its_status() {
+        let edge = br#"{"error":{"message":"this session has ended","status":401}}"#;
+        let error = ServiceError::de(Bytes::from_static(edge));
+        assert_eq!(error, ServiceError::new(401, "this session has ended"));
+        let own = ServiceError::new(409, "the turn moved on");
+        assert_eq!(ServiceError::de(own.ser()), own);
+        assert_eq!(ServiceError::de(Bytes::from_static(b"<html>")).status, 502);
     }
 }

@@ -1,4 +1,5 @@
 use leptos::prelude::*;
+use leptos_meta::Meta;
 
 /// `/mobile` for a phone that is not paired: how to pair, and a typed-token
 /// fallback. The form posts straight to the server, which exchanges the
@@ -7,6 +8,10 @@ use leptos::prelude::*;
 #[component]
 pub fn MobileSignIn() -> impl IntoView {
     view! {
+        // The server checks the form's Origin; under the site-wide
+        // `no-referrer` policy browsers send `Origin: null` instead. This
+        // page's requests to its own origin carry it; others carry nothing.
+        <Meta name="referrer" content="same-origin" />
         <main class="page narrow mobile-sign-in" aria-labelledby="pair-title" data-test="mobile-sign-in">
             <h1 id="pair-title">"Pair this phone"</h1>
             <p>"This phone is not paired with codewhale (or its session has ended)."</p>
