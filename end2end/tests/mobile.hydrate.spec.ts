@@ -110,6 +110,11 @@ test("offline for 30 seconds: the stream resumes without losing or repeating tex
   await expect(answer).toHaveText(words.join("").trim(), { timeout: 15_000 });
   await expect(page.getByTestId("transcript").locator(".bubble.user")).toHaveCount(1);
   await expect(answer).toHaveCount(1);
+  // It came back by reopening the stream from where the page had got to.
+  const opened: string[] = await page.evaluate(() => (window as any).__sources.map((s: EventSource) => s.url));
+  expect(opened.length).toBeGreaterThanOrEqual(2);
+  const since = (url: string) => Number(new URL(url).searchParams.get("since_seq"));
+  expect(since(opened.at(-1)!)).toBeGreaterThan(since(opened[0]));
 });
 
 test("a revoked phone is told its session ended and how to pair again", async ({ page, mobile }) => {
@@ -125,6 +130,7 @@ test("a revoked phone is told its session ended and how to pair again", async ({
   await expect(ended).toContainText("session has ended");
   await expect(ended).toContainText("codewhale pair");
   await expect(page.getByTestId("connection")).toHaveText("session ended");
+  await page.screenshot({ path: test.info().outputPath("phone-session-ended.png") });
   // Nothing works any more, and a reload is the pairing page again.
   await page.goto(`${mobile.origin}/mobile/threads/${thread}`);
   await expect(page.getByTestId("mobile-sign-in")).toBeVisible();

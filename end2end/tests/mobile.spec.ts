@@ -75,3 +75,20 @@ test("a paired phone reads its threads and transcripts as served", async ({ page
   await expect(page).toHaveURL(mobile.origin + "/mobile");
   await expect(page.getByTestId("thread-row")).toHaveCount(1);
 });
+
+test("the phone layout is installable: its manifest starts at /mobile and its icons are served", async ({ page, mobile }) => {
+  await mobile.pair(page);
+  const href = await page.locator('link[rel="manifest"]').getAttribute("href");
+  expect(href).toBe("/mobile.webmanifest");
+  const manifest = await (await page.request.get(mobile.origin + href)).json();
+  expect(manifest.start_url).toBe("/mobile");
+  expect(manifest.scope).toBe("/mobile");
+  expect(manifest.display).toBe("standalone");
+  const purposes = manifest.icons.map((icon: any) => `${icon.sizes} ${icon.purpose}`);
+  expect(purposes).toEqual(expect.arrayContaining(["192x192 any", "512x512 any", "512x512 maskable"]));
+  for (const icon of manifest.icons) {
+    const response = await page.request.get(mobile.origin + icon.src);
+    expect(response.status(), icon.src).toBe(200);
+    expect(response.headers()["content-type"], icon.src).toContain(icon.type);
+  }
+});
