@@ -92,3 +92,20 @@ test("the phone layout is installable: its manifest starts at /mobile and its ic
     expect(response.headers()["content-type"], icon.src).toContain(icon.type);
   }
 });
+
+test("the desktop's devices page lists paired phones as served", async ({ page, browser, mobile }) => {
+  const phoneContext = await browser.newContext({ viewport: { width: 360, height: 640 }, isMobile: true });
+  const phone = await phoneContext.newPage();
+  await phone.goto((await mobile.mintPairing("Hall phone")).url);
+  await expect(phone).toHaveURL(mobile.origin + "/mobile");
+  await phoneContext.close();
+
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await mobile.signInDesktop(page);
+  await page.goto(mobile.origin + "/devices");
+  const device = page.getByTestId("device");
+  await expect(device).toHaveCount(1);
+  await expect(device.getByTestId("device-name")).toHaveText("Hall phone");
+  await expect(device).toContainText("from 127.0.0.1");
+  await expect(device.getByTestId("this-device")).toHaveCount(0);
+});
