@@ -231,16 +231,18 @@ test.describe("the desktop workbench pairs and manages phones", () => {
     expect(url.startsWith(mobile.origin + "/__codewhale/pair/")).toBe(true);
     await expect(dialog.getByTestId("pairing-expiry")).toContainText("Works once");
     await page.screenshot({ path: test.info().outputPath("desktop-pairing.png") });
-    await dialog.getByRole("button", { name: "Close" }).click();
-    // The link was shown once and is kept nowhere.
-    expect(await page.content()).not.toContain(url);
-    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
 
+    // The phone scans it; the dialog notices.
     const phoneContext = await browser.newContext({ viewport: { width: 360, height: 640 }, hasTouch: true, isMobile: true });
     const phone = await phoneContext.newPage();
     await phone.goto(url);
     await expect(phone).toHaveURL(mobile.origin + "/mobile");
     await phone.locator("html[data-hydrated]").waitFor();
+    await expect(dialog.getByTestId("paired")).toContainText("Paired:");
+    await dialog.getByRole("button", { name: "Close" }).click();
+    // The link was shown once and is kept nowhere.
+    expect(await page.content()).not.toContain(url);
+    expect(await page.evaluate(() => localStorage.length + sessionStorage.length)).toBe(0);
     const thread = await newThreadOnPhone(phone);
 
     await page.getByRole("link", { name: "Devices", exact: true }).click();

@@ -1,5 +1,8 @@
 use crate::{
-    api::create_pairing, components::minutes_until, error::ServiceError, protocol::PairingCreated,
+    api::{create_pairing, list_devices},
+    components::minutes_until,
+    error::ServiceError,
+    protocol::PairingCreated,
     session::SessionEnded,
 };
 use leptos::prelude::*;
@@ -14,12 +17,16 @@ pub fn PairPhone() -> impl IntoView {
     let minted = RwSignal::new(None::<Result<PairingCreated, ServiceError>>);
     let dialog = NodeRef::<leptos::html::Dialog>::new();
     let ended = use_context::<SessionEnded>();
+    // The devices before the link exists: any other is the phone that used it.
+    let known = StoredValue::new(None::<Vec<String>>);
     let open = move |_| {
         minted.set(None);
         if let Some(dialog) = dialog.get_untracked() {
             let _ = dialog.show_modal();
         }
         leptos::task::spawn_local(async move {
+            let before = list_devices().await.ok();
+            known.set_value(before.map(|devices| devices.into_iter().map(|d| d.id).collect()));
             let result = create_pairing(None).await;
             if let (Err(error), Some(ended)) = (&result, ended) {
                 ended.note(error);
@@ -37,7 +44,7 @@ pub fn PairPhone() -> impl IntoView {
         // Esc closes it too: either way the link leaves the page.
         <dialog class="pairing" node_ref=dialog aria-labelledby="pairing-title" on:close=move |_| minted.set(None)>
             <h2 id="pairing-title">"Pair a phone"</h2>
-            <PairingBody minted />
+            <PairingBody minted known />
             <div class="actions">
                 <a href="/devices" on:click=close>"Manage devices"</a>
                 <button type="button" on:click=close>"Close"</button>
@@ -47,18 +54,18 @@ pub fn PairPhone() -> impl IntoView {
 }
 
 #[component]
-fn PairingBody(minted: RwSignal<Minted>) -> impl IntoView {
+fn PairingBody(minted: RwSignal<Minted>, known: StoredValue<Option<Vec<String>>>) -> impl IntoView {
     move || match minted.get() {
         None => view! { <p class="muted">"Creating a one-time link…"</p> }.into_any(),
         Some(Err(error)) => {
             view! { <p class="error" role="alert">{error.to_string()}</p> }.into_any()
         }
-        Some(Ok(pairing)) => view! { <PairingLink pairing /> }.into_any(),
+        Some(Ok(pairing)) => view! { <PairingLink pairing known /> }.into_any(),
     }
 }
 
 #[component]
-fn PairingLink(pairing: PairingCreated) -> impl IntoView {
+fn PairingLink(pairing: PairingCreated, known: StoredValue<Option<Vec<String>>>) -> impl IntoView {
     let url = pairing.url.clone();
     let copied = RwSignal::new(false);
     let copy = move |_| {
@@ -84,6 +91,53 @@ fn PairingLink(pairing: PairingCreated) -> impl IntoView {
                 <code>{fingerprint}</code>"."
             </p>
         })}
+        <PairedNotice known />
+    }
+}
+
+/// Watches the device list while the link is shown, and says so once a
+/// device not `known` before appears: the phone has paired.
+#[component]
+fn PairedNotice(known: StoredValue<Option<Vec<String>>>) -> impl IntoView {
+    let paired = RwSignal::new(None::<String>);
+    // The dialog may close while a poll is in flight: only try_ access.
+    let poll = move || {
+        leptos::task::spawn_local(async move {
+            let Ok(devices) = list_devices().await else {
+                return;
+            };
+            match known.try_get_value().flatten() {
+                None => {
+                    known.try_set_value(Some(devices.into_iter().map(|d| d.id).collect()));
+                }
+                Some(before) => {
+                    if let Some(new) = devices.into_iter().find(|d| !before.contains(&d.id)) {
+                        paired.try_set(Some(new.name));
+                    }
+                }
+            }
+        });
+    };
+    Effect::new(move |_| {
+        poll();
+        let every = std::time::Duration::from_secs(2);
+        let waiting = move || {
+            if paired.try_get_untracked().flatten().is_none() {
+                poll();
+            }
+        };
+        if let Ok(handle) = set_interval_with_handle(waiting, every) {
+            on_cleanup(move || handle.clear());
+        }
+    });
+    move || {
+        paired.get().map(|name| {
+            view! {
+                <p class="paired" role="status" data-test="paired">
+                    "Paired: " <strong>{name}</strong> ". That phone is signed in, and this link no longer works."
+                </p>
+            }
+        })
     }
 }
 
