@@ -150,7 +150,24 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
             tls: tls.as_ref(),
         });
     }
+    if args.mobile {
+        sweep_device_sessions(state.runtime.clone());
+    }
     serve(listener, state, tls.map(|t| t.config)).await
+}
+
+/// Device sessions past their expiry are deleted now and every hour (a
+/// revoked device's session goes at once only if it is presented again).
+fn sweep_device_sessions(runtime: Arc<Runtime>) {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
+        loop {
+            every.tick().await;
+            if let Err(error) = runtime.devices().delete_expired_sessions().await {
+                tracing::warn!(%error, "cannot delete expired device sessions");
+            }
+        }
+    });
 }
 
 fn is_loopback(host: &str) -> bool {
