@@ -5,12 +5,14 @@
 
 mod common;
 
+use common::codewhale_in;
+
 use sha2::{Digest, Sha256};
 use std::{
     io::{BufRead, BufReader},
     net::IpAddr,
     path::Path,
-    process::{Child, Command, Stdio},
+    process::Child,
     sync::mpsc,
     time::Duration,
 };
@@ -30,17 +32,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn codewhale_in(home: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_codewhale"));
-    command
-        .env("CODEWHALE_HOME", home)
-        .env_remove("CODEWHALE_RUNTIME_TOKEN")
-        .env_remove("DEEPSEEK_RUNTIME_TOKEN")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
 }
 
 /// Starts `app-server` with `args`; waits for the URL on stdout and the
