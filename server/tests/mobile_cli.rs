@@ -129,13 +129,18 @@ async fn mobile_mode_warns_and_prints_local_and_lan_urls_and_a_pairing_code() {
         );
     }
     let pair = server.line_after("pair: ").expect("a pairing link");
-    let expected_base = match lan.first() {
-        Some(ip) => format!("http://{ip}:{}", server.port),
-        None => server.base.clone(),
-    };
+    let mut bases: Vec<String> = lan
+        .iter()
+        .map(|ip| format!("http://{ip}:{}", server.port))
+        .collect();
+    if bases.is_empty() {
+        bases.push(server.base.clone());
+    }
     assert!(
-        pair.starts_with(&format!("{expected_base}/__codewhale/pair/cwpair_")),
-        "{pair}"
+        bases
+            .iter()
+            .any(|base| pair.starts_with(&format!("{base}/__codewhale/pair/cwpair_"))),
+        "{pair} is on none of {bases:?}"
     );
     // The QR code (half-block characters) follows the link.
     assert!(banner.contains('▀') || banner.contains('▄'), "{banner}");
@@ -198,6 +203,11 @@ async fn a_wildcard_bind_answers_only_its_addresses_and_names_and_checks_origins
         .build()
         .unwrap();
     let pair = server.line_after("pair: ").unwrap();
+    // A configured name is what pairing links use.
+    assert!(
+        pair.starts_with(&format!("http://codewhale.test:{port}/")),
+        "{pair}"
+    );
     let path = &pair[pair.find("/__codewhale/").unwrap()..];
     let origin = format!("http://codewhale.test:{port}");
     let paired = phone.get(format!("{origin}{path}")).send().await.unwrap();
@@ -373,6 +383,25 @@ async fn tls_with_a_generated_certificate_and_codewhale_pair() {
         .await
         .unwrap();
     assert_eq!(devices[0]["name"], "Test phone");
+    // Over HTTP/2 (what phones negotiate), the page's origin is still known:
+    // a change from it works, one from elsewhere does not.
+    let cookie = cookie.split(';').next().unwrap().to_string();
+    let create = |origin: String| {
+        let request = trusting
+            .post(format!("{}/v1/threads", server.base))
+            .header("cookie", &cookie)
+            .header("origin", origin)
+            .header("content-type", "application/json")
+            .body("{}")
+            .send();
+        async move {
+            let reply = request.await.unwrap();
+            assert_eq!(reply.version(), reqwest::Version::HTTP_2);
+            reply.status().as_u16()
+        }
+    };
+    assert_eq!(create(server.base.clone()).await, 201);
+    assert_eq!(create(server.base.replace("https", "http")).await, 403);
     drop(server);
 
     // The certificate is made once: a restart serves the same one.

@@ -288,12 +288,19 @@ async fn devices_are_renamed_and_revoked() {
         let reply = as_phone(&h, "PATCH", &format!("/v1/devices/{id}"), &cookie, body).await;
         assert_eq!(reply.error().0, status, "{body}");
     }
-    let unknown = as_phone(&h, "DELETE", "/v1/devices/dev_0123", &cookie, "").await;
+    let bearer = format!("Bearer {TOKEN}");
+    let unknown = h
+        .request(
+            "DELETE",
+            "/v1/devices/dev_0123",
+            &[("authorization", bearer.as_str())],
+            "",
+        )
+        .await;
     assert_eq!(unknown.error().0, 404);
     let malformed = as_phone(&h, "DELETE", "/v1/devices/../threads", &cookie, "").await;
     assert!(malformed.status.is_client_error());
 
-    let bearer = format!("Bearer {TOKEN}");
     let revoked = h
         .request(
             "DELETE",
@@ -490,4 +497,143 @@ async fn the_desktop_workbench_session_still_signs_in_beside_devices() {
         )
         .await;
     assert_eq!(minted.status, StatusCode::CREATED, "{}", minted.text());
+}
+
+#[tokio::test]
+async fn a_paired_phone_manages_only_itself() {
+    let h = Harness::mobile().await;
+    let first = pair(&h).await;
+    let second = pair(&h).await;
+    let all = devices(&h).await;
+    assert_eq!(all.len(), 2);
+    let mine = as_phone(&h, "GET", "/v1/devices", &second, "").await.json();
+    assert_eq!(mine.as_array().unwrap().len(), 1, "{mine}");
+    assert_eq!(mine[0]["current"], true);
+    let first_id = as_phone(&h, "GET", "/v1/devices", &first, "").await.json()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let rename = as_phone(
+        &h,
+        "PATCH",
+        &format!("/v1/devices/{first_id}"),
+        &second,
+        r#"{"name":"Lost phone"}"#,
+    )
+    .await;
+    assert_eq!(rename.error().0, 403);
+    let revoke = as_phone(
+        &h,
+        "DELETE",
+        &format!("/v1/devices/{first_id}"),
+        &second,
+        "",
+    )
+    .await;
+    assert_eq!(revoke.error().0, 403);
+    assert_eq!(devices(&h).await.len(), 2);
+    // Forgetting itself is fine.
+    let own = as_phone(&h, "GET", "/v1/devices", &second, "").await.json()[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let forget = as_phone(&h, "DELETE", &format!("/v1/devices/{own}"), &second, "").await;
+    assert_eq!(forget.status, StatusCode::OK);
+    assert_eq!(devices(&h).await.len(), 1);
+}
+
+#[tokio::test]
+async fn a_device_session_slides_by_the_configured_lifetime() {
+    let h = Harness::mobile().await;
+    let cookie = pair(&h).await;
+    // Within the minute: nothing is written, no cookie is resent.
+    let quiet = as_phone(&h, "GET", "/v1/threads", &cookie, "").await;
+    assert_eq!(quiet.status, StatusCode::OK);
+    assert!(quiet.header("set-cookie").is_none());
+    h.state
+        .runtime
+        .devices()
+        .clock()
+        .advance(Duration::from_secs(61));
+    let slid = as_phone(&h, "GET", "/v1/threads", &cookie, "").await;
+    assert_eq!(slid.status, StatusCode::OK);
+    let set_cookie = slid.header("set-cookie").expect("the cookie is renewed");
+    assert!(
+        set_cookie.starts_with(&format!("{cookie};")),
+        "same session: {set_cookie}"
+    );
+    assert!(set_cookie.contains("Max-Age=2592000"), "{set_cookie}");
+    let expiry: String = sqlx::query_scalar("SELECT expiry_date FROM device_sessions")
+        .fetch_one(h.state.runtime.store().pool())
+        .await
+        .unwrap();
+    let expiry = chrono::DateTime::parse_from_rfc3339(&expiry).unwrap();
+    let days = (expiry.with_timezone(&chrono::Utc) - chrono::Utc::now()).num_hours() / 24;
+    assert!((29..=30).contains(&days), "{expiry}");
+}
+
+#[tokio::test]
+async fn previews_do_not_spend_a_link_and_pairing_again_replaces_the_device() {
+    let h = Harness::mobile().await;
+    let path = pairing_path(&h).await;
+    let head = h
+        .request("HEAD", &path, &[("host", "127.0.0.1:7878")], "")
+        .await;
+    assert!(head.header("set-cookie").is_none());
+    let prefetch = h
+        .request(
+            "GET",
+            &path,
+            &[("host", "127.0.0.1:7878"), ("sec-purpose", "prefetch")],
+            "",
+        )
+        .await;
+    assert!(prefetch.header("set-cookie").is_none());
+    let cookie = pair_with(&h, &path).await;
+    let old = devices(&h).await[0]["id"].clone();
+
+    let again = pairing_path(&h).await;
+    let request = axum::http::Request::get(again)
+        .header("host", "127.0.0.1:7878")
+        .header("cookie", &cookie)
+        .body(axum::body::Body::empty())
+        .unwrap();
+    let reply = h.send_from(request, phone_peer()).await;
+    assert_eq!(reply.status, StatusCode::SEE_OTHER);
+    let listed = devices(&h).await;
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_ne!(listed[0]["id"], old);
+}
+
+#[tokio::test]
+async fn guessing_tokens_from_one_address_is_stopped() {
+    let h = Harness::mobile().await;
+    let attempt = |token: &str| {
+        let request = axum::http::Request::post("/__codewhale/pair/token")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("host", "127.0.0.1:7878")
+            .header("origin", OWN)
+            .body(axum::body::Body::from(format!("token={token}")))
+            .unwrap();
+        h.send_from(request, phone_peer())
+    };
+    for guess in 0..10 {
+        let reply = attempt(&format!("cwrt_guess_{guess:020}")).await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED);
+    }
+    // Even the right token waits now, from that address.
+    let stopped = attempt(TOKEN).await;
+    assert_eq!(stopped.status, StatusCode::TOO_MANY_REQUESTS);
+    assert!(stopped.header("set-cookie").is_none());
+    // Another address is not affected.
+    let request = axum::http::Request::post("/__codewhale/pair/token")
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("host", "127.0.0.1:7878")
+        .header("origin", OWN)
+        .body(axum::body::Body::from(format!("token={TOKEN}")))
+        .unwrap();
+    let other = h
+        .send_from(request, SocketAddr::from(([192, 0, 2, 51], 41000)))
+        .await;
+    assert_eq!(other.status, StatusCode::SEE_OTHER);
 }

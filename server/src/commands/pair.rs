@@ -14,6 +14,20 @@ pub async fn run(args: PairArgs) -> Result<(), RunError> {
         )
     })?;
     let base = args.url.trim_end_matches('/');
+    let url = reqwest::Url::parse(base)
+        .map_err(|e| RunError::Config(format!("--url {base:?} is not a URL: {e}")))?;
+    let host = url.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if url.scheme() == "http" && !loopback {
+        eprintln!(
+            "codewhale: warning: {base} is plain HTTP on the network; the runtime token travels unencrypted. \
+             Run `codewhale pair` on the computer running codewhale (the default --url)."
+        );
+    }
     let client = client(base)?;
     let request = CreatePairing {
         ttl_seconds: Some(args.ttl.as_secs()),
