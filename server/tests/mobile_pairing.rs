@@ -437,6 +437,15 @@ async fn a_typed_runtime_token_pairs_only_from_the_servers_own_page() {
 #[tokio::test]
 async fn without_mobile_mode_there_is_no_phone_surface() {
     let h = Harness::new().await;
+    assert_eq!(
+        h.get("/v1/runtime/info").await.json()["capabilities"]["mobile"],
+        false
+    );
+    let mobile = Harness::mobile().await;
+    assert_eq!(
+        mobile.get("/v1/runtime/info").await.json()["capabilities"]["mobile"],
+        true
+    );
     let (status, message) = h.get("/mobile").await.error();
     assert_eq!(status, 404);
     assert!(message.contains("--mobile"), "{message}");
