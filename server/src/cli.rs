@@ -39,7 +39,8 @@ pub struct PairArgs {
     /// The name the paired device starts with (else guessed from its browser).
     #[arg(long, value_name = "NAME")]
     pub label: Option<String>,
-    /// The server's runtime token (else CODEWHALE_RUNTIME_TOKEN, DEEPSEEK_RUNTIME_TOKEN).
+    /// The server's runtime token. Prefer CODEWHALE_RUNTIME_TOKEN (or
+    /// DEEPSEEK_RUNTIME_TOKEN): a flag is visible to other users in the process list.
     #[arg(long, value_name = "TOKEN")]
     pub auth_token: Option<String>,
 }

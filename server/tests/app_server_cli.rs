@@ -4,12 +4,11 @@
 
 mod common;
 
-use common::Api;
+use common::{codewhale_in, Api};
 use serde_json::{json, Value};
 use std::{
     io::{BufRead, BufReader},
-    path::Path,
-    process::{Child, Command, Stdio},
+    process::{Child, Command},
 };
 
 struct Server {
@@ -22,19 +21,6 @@ impl Drop for Server {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn codewhale_in(home: &Path) -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_codewhale"));
-    command
-        .env("CODEWHALE_HOME", home)
-        .env_remove("CODEWHALE_RUNTIME_TOKEN")
-        .env_remove("DEEPSEEK_RUNTIME_TOKEN")
-        .env_remove("CODEWHALE_CORS_ORIGINS")
-        .env_remove("DEEPSEEK_CORS_ORIGINS")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    command
 }
 
 fn start(mut command: Command) -> Server {

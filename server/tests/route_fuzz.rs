@@ -9,7 +9,7 @@ use common::Harness;
 const BEARER: &str = "Bearer cwrt_test_token_0123456789abcdef";
 
 /// Route templates: `{}` is replaced by an id.
-const ROUTES: [(&str, &str); 17] = [
+const ROUTES: [(&str, &str); 21] = [
     ("GET", "/v1/threads"),
     ("POST", "/v1/threads"),
     ("GET", "/v1/threads/summary"),
@@ -27,6 +27,10 @@ const ROUTES: [(&str, &str); 17] = [
     ("POST", "/v1/user-input/{}/{}"),
     ("GET", "/v1/usage"),
     ("DELETE", "/v1/threads/{}"),
+    ("GET", "/v1/devices"),
+    ("PATCH", "/v1/devices/{}"),
+    ("DELETE", "/v1/devices/{}"),
+    ("POST", "/v1/devices/pairings"),
 ];
 
 const IDS: [&str; 12] = [

@@ -38,10 +38,11 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
             || ["CODEWHALE_RUNTIME_TOKEN", "DEEPSEEK_RUNTIME_TOKEN"]
                 .iter()
                 .any(|v| std::env::var(v).is_ok_and(|t| !t.trim().is_empty()));
-        if !explicit && !args.mobile {
+        if !explicit {
             eprintln!(
                 "codewhale: no runtime token given; /v1 is locked with a generated token that is never shown. \
-                 Pass --auth-token or set CODEWHALE_RUNTIME_TOKEN to use the API."
+                 Pass --auth-token or set CODEWHALE_RUNTIME_TOKEN to use the API{}.",
+                if args.mobile { " and `codewhale pair`" } else { "" }
             );
         }
         Some(RuntimeToken::resolve(args.auth_token.clone())?)
@@ -87,10 +88,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
     let web = (args.mobile && reaches_loopback && token.is_some())
         .then(|| WebAuth::new(scheme, port, Clock::default()));
     let pairing = args.mobile.then(|| PairingLinks {
-        base_url: lan_urls
-            .first()
-            .cloned()
-            .unwrap_or_else(|| local_url.clone()),
+        base_url: mobile::pairing_base(scheme, port, &allowed_hosts, &lan_urls, &local_url),
         tls_fingerprint: tls
             .as_ref()
             .filter(|t| t.self_signed)
@@ -134,7 +132,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
                 PairingLinks::create(
                     Some(links),
                     &state.runtime,
-                    false,
+                    true, // the person at the terminal is the computer
                     protocol::CreatePairing::default(),
                 )
                 .map_err(|e| RunError::Config(e.to_string()))?,
@@ -150,7 +148,24 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
             tls: tls.as_ref(),
         });
     }
+    if args.mobile {
+        sweep_device_sessions(state.runtime.clone());
+    }
     serve(listener, state, tls.map(|t| t.config)).await
+}
+
+/// Device sessions past their expiry are deleted now and every hour (a
+/// revoked device's session goes at once only if it is presented again).
+fn sweep_device_sessions(runtime: Arc<Runtime>) {
+    tokio::spawn(async move {
+        let mut every = tokio::time::interval(std::time::Duration::from_secs(3600));
+        loop {
+            every.tick().await;
+            if let Err(error) = runtime.devices().delete_expired_sessions().await {
+                tracing::warn!(%error, "cannot delete expired device sessions");
+            }
+        }
+    });
 }
 
 fn is_loopback(host: &str) -> bool {

@@ -30,6 +30,30 @@ pub fn lan_urls(scheme: &str, host: &str, port: u16) -> Vec<String> {
         .collect()
 }
 
+/// Where pairing links point: the first configured name (a certificate's or
+/// a tunnel's name, which the phone must use), else the address of the
+/// default route's interface, else the first LAN URL, else `local_url`.
+pub fn pairing_base(
+    scheme: &str,
+    port: u16,
+    names: &[String],
+    lan_urls: &[String],
+    local_url: &str,
+) -> String {
+    if let Some(name) = names.iter().find(|n| n.parse::<IpAddr>().is_err()) {
+        return format!("{scheme}://{name}:{port}");
+    }
+    let preferred = crate::http::lan::default_route_address()
+        .map(|ip| format!("{scheme}://{}:{port}", url_host(&ip.to_string())));
+    match preferred {
+        Some(url) if lan_urls.contains(&url) => url,
+        _ => lan_urls
+            .first()
+            .cloned()
+            .unwrap_or_else(|| local_url.to_string()),
+    }
+}
+
 pub struct Announcement<'a> {
     pub host: &'a str,
     pub local_url: &'a str,

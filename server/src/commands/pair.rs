@@ -14,6 +14,20 @@ pub async fn run(args: PairArgs) -> Result<(), RunError> {
         )
     })?;
     let base = args.url.trim_end_matches('/');
+    let url = reqwest::Url::parse(base)
+        .map_err(|e| RunError::Config(format!("--url {base:?} is not a URL: {e}")))?;
+    let host = url.host_str().unwrap_or_default();
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let loopback = host == "localhost"
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if url.scheme() == "http" && !loopback {
+        eprintln!(
+            "codewhale: warning: {base} is plain HTTP on the network; the runtime token travels unencrypted. \
+             Run `codewhale pair` on the computer running codewhale (the default --url)."
+        );
+    }
     let client = client(base)?;
     let request = CreatePairing {
         ttl_seconds: Some(args.ttl.as_secs()),
@@ -54,35 +68,20 @@ pub async fn run(args: PairArgs) -> Result<(), RunError> {
     Ok(())
 }
 
-/// An HTTP client; for `https` it also trusts the certificate
-/// `--tls self-signed` generated in this `$CODEWHALE_HOME`.
+/// An HTTP client trusting the system's roots and, besides them, the
+/// certificate `--tls self-signed` generated in this `$CODEWHALE_HOME`.
 fn client(base: &str) -> Result<reqwest::Client, RunError> {
-    let mut builder = reqwest::Client::builder().use_preconfigured_tls(tls_config()?);
-    if base.starts_with("http://") {
-        builder = builder.https_only(false);
+    crate::provider::install_tls();
+    let mut builder = reqwest::Client::builder().timeout(std::time::Duration::from_secs(15));
+    let generated = home::resolve()?.join("tls").join("self-signed-cert.pem");
+    if base.starts_with("https://") && generated.exists() {
+        let pem = std::fs::read(&generated)
+            .map_err(|e| RunError::Config(format!("cannot read {}: {e}", generated.display())))?;
+        let certs = reqwest::Certificate::from_pem_bundle(&pem)
+            .map_err(|e| RunError::Config(format!("cannot read {}: {e}", generated.display())))?;
+        builder = builder.tls_certs_merge(certs);
     }
     builder
         .build()
         .map_err(|e| RunError::Config(format!("cannot start an HTTP client: {e}")))
-}
-
-fn tls_config() -> Result<rustls::ClientConfig, RunError> {
-    let mut roots = rustls::RootCertStore::empty();
-    let home = home::resolve()?;
-    let generated = home.join("tls").join("self-signed-cert.pem");
-    if generated.exists() {
-        use rustls::pki_types::{pem::PemObject, CertificateDer};
-        for cert in CertificateDer::pem_file_iter(&generated)
-            .map_err(|e| RunError::Config(format!("cannot read {}: {e}", generated.display())))?
-            .flatten()
-        {
-            let _ = roots.add(cert);
-        }
-    }
-    let provider = std::sync::Arc::new(rustls::crypto::ring::default_provider());
-    Ok(rustls::ClientConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()
-        .map_err(|e| RunError::Config(e.to_string()))?
-        .with_root_certificates(roots)
-        .with_no_client_auth())
 }

@@ -23,6 +23,23 @@ pub fn interface_addresses() -> Vec<IpAddr> {
     addresses
 }
 
+/// The IPv4 address of the interface the default route leaves through:
+/// the one a phone on the same Wi-Fi most likely reaches (a Docker bridge
+/// or VPN address sorts earlier but is rarely the phone's network).
+pub fn default_route_address() -> Option<IpAddr> {
+    let routes = std::fs::read_to_string("/proc/net/route").ok()?;
+    let interface = routes.lines().skip(1).find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let name = fields.next()?;
+        (fields.next()? == "00000000").then(|| name.to_string())
+    })?;
+    nix::ifaddrs::getifaddrs()
+        .ok()?
+        .filter(|i| i.interface_name == interface)
+        .filter_map(|i| i.address)
+        .find_map(|a| a.as_sockaddr_in().map(|v4| IpAddr::V4(v4.ip())))
+}
+
 fn is_link_local_v6(ip: &IpAddr) -> bool {
     matches!(ip, IpAddr::V6(v6) if (v6.segments()[0] & 0xffc0) == 0xfe80)
 }

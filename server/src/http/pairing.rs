@@ -21,16 +21,16 @@ pub struct PairingLinks {
 }
 
 impl PairingLinks {
-    /// Mints a one-time link (409 when this server pairs no phones). A
-    /// paired device may not mint one: a lost phone's session must not be
-    /// able to outlive its revocation through a second pairing.
+    /// Mints a one-time link (409 when this server pairs no phones). Only
+    /// the computer may (`Viewer::is_computer`): a lost phone's session must
+    /// not be able to outlive its revocation through a second pairing.
     pub fn create(
         links: Option<&PairingLinks>,
         runtime: &Runtime,
-        by_device: bool,
+        by_computer: bool,
         request: CreatePairing,
     ) -> Result<PairingCreated, RuntimeError> {
-        if by_device {
+        if !by_computer {
             return Err(RuntimeError::Forbidden(
                 "a paired device cannot pair others; use the computer running codewhale".into(),
             ));

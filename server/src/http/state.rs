@@ -74,6 +74,7 @@ impl AppState {
             cors_origins: edge.cors_origins,
             mobile: edge.pairing.is_some(),
             scheme: if edge.tls { "https" } else { "http" },
+            attempts: Default::default(),
         };
         AppState {
             leptos_options,

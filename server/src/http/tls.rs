@@ -98,6 +98,7 @@ fn self_signed(home: &Path, names: &[String]) -> Result<(PathBuf, PathBuf), RunE
             .map(IpAddr::to_string),
     );
     subject_names.extend(names.iter().cloned());
+    subject_names.sort();
     subject_names.dedup();
     let generated = rcgen::generate_simple_self_signed(subject_names)
         .map_err(|e| RunError::Config(format!("cannot generate a TLS certificate: {e}")))?;
@@ -115,5 +116,7 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .truncate(true)
         .mode(0o600)
         .open(path)?;
+    // `mode` only applies to a file it creates.
+    file.set_permissions(std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
     file.write_all(bytes)
 }

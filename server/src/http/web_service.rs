@@ -8,7 +8,7 @@ use crate::{
         auth::{current_device, Viewer},
         pairing::PairingLinks,
     },
-    runtime::{error::RuntimeError, Runtime},
+    runtime::{devices::Manager, error::RuntimeError, Runtime},
 };
 use app::service::{Reply, RuntimeService, ServiceError};
 use protocol::{
@@ -34,6 +34,19 @@ impl WebService {
             leptos::prelude::provide_context(service.clone());
         }
     }
+}
+
+/// Who asks, read while the request context is there (before the reply's
+/// future runs).
+fn caller() -> (Viewer, Option<String>) {
+    (Viewer::current(), current_device())
+}
+
+/// The caller as a device manager.
+fn manager((viewer, device): &(Viewer, Option<String>)) -> Result<Manager<'_>, RuntimeError> {
+    viewer.manager(device.as_deref()).ok_or_else(|| {
+        RuntimeError::Forbidden("only the computer or a paired device manages devices".into())
+    })
 }
 
 /// The Leptos edge's one mapping of runtime errors.
@@ -109,31 +122,34 @@ impl RuntimeService for WebService {
     }
 
     fn devices(&self) -> Reply<'_, Vec<DeviceRecord>> {
-        let current = current_device();
-        reply(async move { self.runtime.devices().list(current.as_deref()).await })
+        let caller = caller();
+        reply(async move {
+            let by = manager(&caller)?;
+            self.runtime.devices().list(by).await
+        })
     }
 
     fn rename_device(&self, id: String, patch: PatchDevice) -> Reply<'_, DeviceRecord> {
-        let current = current_device();
+        let caller = caller();
         reply(async move {
-            self.runtime
-                .devices()
-                .rename(&id, &patch.name, current.as_deref())
-                .await
+            let by = manager(&caller)?;
+            self.runtime.devices().rename(by, &id, &patch.name).await
         })
     }
 
     fn revoke_device(&self, id: String) -> Reply<'_, DeviceRevoked> {
+        let caller = caller();
         reply(async move {
-            self.runtime.devices().revoke(&id).await?;
+            let by = manager(&caller)?;
+            self.runtime.devices().revoke(by, &id).await?;
             Ok(DeviceRevoked { id, revoked: true })
         })
     }
 
     fn create_pairing(&self, request: CreatePairing) -> Reply<'_, PairingCreated> {
-        let by_device = Viewer::current() == Viewer::Device;
+        let by_computer = Viewer::current().is_computer();
         let created =
-            PairingLinks::create(self.pairing.as_deref(), &self.runtime, by_device, request);
+            PairingLinks::create(self.pairing.as_deref(), &self.runtime, by_computer, request);
         reply(async move { created })
     }
 

@@ -31,6 +31,9 @@ pub const MAX_PAIRING_TTL: Duration = Duration::from_secs(60 * 60);
 /// Unredeemed capabilities kept at once; minting more drops the oldest.
 const MAX_PENDING: usize = 32;
 const MAX_NAME_CHARS: usize = 80;
+/// How often an open device response asks the store whether its device is
+/// still paired (another process may have revoked it).
+const RECHECK: Duration = Duration::from_millis(800);
 /// A device's last-seen time and address are written at most this often.
 pub const SEEN_INTERVAL: Duration = Duration::from_secs(60);
 
@@ -63,6 +66,33 @@ pub enum PairingRefusal {
     Unavailable,
 }
 
+/// Who manages devices: the computer codewhale runs on (its workbench, a
+/// runtime-token holder), or a paired device, which sees and manages only
+/// itself (a lost phone must not revoke or rename the others).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Manager<'a> {
+    Computer,
+    Device(&'a str),
+}
+
+impl<'a> Manager<'a> {
+    fn may_manage(self, id: &str) -> Result<(), RuntimeError> {
+        match self {
+            Manager::Device(own) if own != id => Err(RuntimeError::Forbidden(
+                "a paired device manages only itself; use the computer running codewhale".into(),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    fn current(self) -> Option<&'a str> {
+        match self {
+            Manager::Device(id) => Some(id),
+            Manager::Computer => None,
+        }
+    }
+}
+
 /// What a device presented on a request, after checking it still exists.
 pub enum Seen {
     Revoked,
@@ -82,6 +112,12 @@ impl Devices {
             revoked,
             seen: Mutex::default(),
         }
+    }
+
+    /// The clock pairing links and last-seen intervals are measured with
+    /// (tests move it forward).
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     /// Mints a single-use capability that expires after `ttl` (default 5
@@ -188,18 +224,24 @@ impl Devices {
         Ok(Seen::Known { slide: due })
     }
 
-    pub async fn list(&self, current: Option<&str>) -> Result<Vec<DeviceRecord>, RuntimeError> {
+    /// Every device for the computer; only itself for a device.
+    pub async fn list(&self, by: Manager<'_>) -> Result<Vec<DeviceRecord>, RuntimeError> {
         let rows = devices::list(self.store.pool()).await?;
-        Ok(rows.into_iter().map(|row| record(row, current)).collect())
+        Ok(rows
+            .into_iter()
+            .filter(|row| by.may_manage(&row.id).is_ok())
+            .map(|row| record(row, by.current()))
+            .collect())
     }
 
     pub async fn rename(
         &self,
+        by: Manager<'_>,
         id: &str,
         name: &str,
-        current: Option<&str>,
     ) -> Result<DeviceRecord, RuntimeError> {
         let id = ids::parse(DEVICE, id, "device")?;
+        by.may_manage(id)?;
         let name = valid_name(name)?;
         if !devices::rename(self.store.pool(), id, &name).await? {
             return Err(not_found());
@@ -207,13 +249,14 @@ impl Devices {
         let row = devices::get(self.store.pool(), id)
             .await?
             .ok_or_else(not_found)?;
-        Ok(record(row, current))
+        Ok(record(row, by.current()))
     }
 
     /// Forgets a device: its next request is unauthenticated and its open
     /// event streams end (`revoked` wakes them).
-    pub async fn revoke(&self, id: &str) -> Result<(), RuntimeError> {
+    pub async fn revoke(&self, by: Manager<'_>, id: &str) -> Result<(), RuntimeError> {
         let id = ids::parse(DEVICE, id, "device")?;
+        by.may_manage(id)?;
         if !devices::delete(self.store.pool(), id).await? {
             return Err(not_found());
         }
@@ -223,26 +266,32 @@ impl Devices {
         Ok(())
     }
 
-    /// Resolves once device `id` is revoked (immediately if it already is).
+    /// Resolves once device `id` is revoked (immediately if it already is):
+    /// at once when this process revokes it, within `RECHECK` when another
+    /// process sharing the store does.
     pub fn revoked(&self, id: String) -> impl std::future::Future<Output = ()> + Send + 'static {
         let mut revocations = self.revoked.subscribe();
         let store = self.store.clone();
+        let gone = move |store: Arc<Store>, id: String| async move {
+            matches!(devices::get(store.pool(), &id).await, Ok(None))
+        };
         async move {
-            if matches!(devices::get(store.pool(), &id).await, Ok(None)) {
-                return;
-            }
+            let mut recheck = tokio::time::interval(RECHECK);
             loop {
-                match revocations.recv().await {
-                    Ok(revoked) if revoked == id => return,
-                    Ok(_) => {}
-                    // Missed some: ask the store instead.
-                    Err(broadcast::error::RecvError::Lagged(_)) => {
-                        if matches!(devices::get(store.pool(), &id).await, Ok(None)) {
+                tokio::select! {
+                    received = revocations.recv() => match received {
+                        Ok(revoked) if revoked == id => return,
+                        Ok(_) | Err(broadcast::error::RecvError::Lagged(_)) => {}
+                        // The runtime is gone; so is the server.
+                        Err(broadcast::error::RecvError::Closed) => return,
+                    },
+                    // The first tick is immediate: a revocation between the
+                    // request's check and this subscription is seen too.
+                    _ = recheck.tick() => {
+                        if gone(store.clone(), id.clone()).await {
                             return;
                         }
                     }
-                    // The runtime is gone; so is the server.
-                    Err(broadcast::error::RecvError::Closed) => return,
                 }
             }
         }
@@ -287,9 +336,12 @@ fn valid_name(name: &str) -> Result<String, RuntimeError> {
             "a device name has 1 to {MAX_NAME_CHARS} characters"
         )));
     }
-    if name.chars().any(char::is_control) {
+    // Control characters, and the invisible ones that reorder or hide text
+    // (a name must read as what it is).
+    let invisible = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}');
+    if name.chars().any(|c| c.is_control() || invisible(c)) {
         return Err(RuntimeError::invalid(
-            "a device name cannot contain control characters",
+            "a device name cannot contain control or invisible formatting characters",
         ));
     }
     Ok(name.to_string())
@@ -351,5 +403,6 @@ mod tests {
         assert!(valid_name("").is_err());
         assert!(valid_name(&"x".repeat(81)).is_err());
         assert!(valid_name("a\u{1b}[31m").is_err());
+        assert!(valid_name("Owner\u{202E}enohp").is_err());
     }
 }

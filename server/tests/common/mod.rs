@@ -50,6 +50,11 @@ pub struct Harness {
 impl Harness {
     /// `codewhale web` with a fresh store in a temporary CODEWHALE_HOME.
     pub async fn new() -> Self {
+        Self::web(None).await
+    }
+
+    /// The workbench's sign-in, and pairing when `pairing` is given.
+    async fn web(pairing: Option<codewhale::http::pairing::PairingLinks>) -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
         let clock = codewhale::clock::Clock::default();
         let (web, capability) = WebAuth::new("http", PORT, clock.clone());
@@ -59,7 +64,7 @@ impl Harness {
             capability,
             codewhale::http::cors::origins(&[], &[]).unwrap(),
             Arc::new(NoProvider),
-            None,
+            pairing,
         )
         .await;
         h.clock = clock;
@@ -69,25 +74,12 @@ impl Harness {
     /// `codewhale app-server --mobile` as this machine sees it: the desktop
     /// sign-in, and pairing links that name a LAN address (`PAIRING_BASE`).
     pub async fn mobile() -> Self {
-        let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
-        let clock = codewhale::clock::Clock::default();
-        let (web, capability) = WebAuth::new("http", PORT, clock.clone());
-        let pairing = codewhale::http::pairing::PairingLinks {
+        Self::web(Some(codewhale::http::pairing::PairingLinks {
             base_url: PAIRING_BASE.into(),
             tls_fingerprint: None,
             session_days: 30,
-        };
-        let mut h = Self::build(
-            Some(token),
-            Some(web),
-            capability,
-            codewhale::http::cors::origins(&[], &[]).unwrap(),
-            Arc::new(NoProvider),
-            Some(pairing),
-        )
-        .await;
-        h.clock = clock;
-        h
+        }))
+        .await
     }
 
     /// `codewhale app-server --http` (no web session), without providers.
@@ -283,6 +275,21 @@ impl Harness {
         tokio::spawn(async move { axum::serve(listener, service).await });
         format!("http://{addr}")
     }
+}
+
+/// The `codewhale` binary with `home` as `$CODEWHALE_HOME`, none of the
+/// token or CORS variables of the environment, and stdout/stderr piped.
+pub fn codewhale_in(home: &std::path::Path) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_codewhale"));
+    command
+        .env("CODEWHALE_HOME", home)
+        .env_remove("CODEWHALE_RUNTIME_TOKEN")
+        .env_remove("DEEPSEEK_RUNTIME_TOKEN")
+        .env_remove("CODEWHALE_CORS_ORIGINS")
+        .env_remove("DEEPSEEK_CORS_ORIGINS")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    command
 }
 
 /// A reqwest client that sends the runtime token.

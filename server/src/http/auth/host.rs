@@ -102,7 +102,15 @@ impl HostPolicy {
 /// authentication and CORS. Both are checked when both are present, so a
 /// proxy routing by either cannot disagree with this check. A request with
 /// neither comes from no browser and is let through.
-pub async fn check_host(State(gate): State<Arc<Gate>>, request: Request, next: Next) -> Response {
+///
+/// An HTTP/2 request names its host only in `:authority`; once checked, it
+/// is copied into `Host`, so everything after this layer (the origin rules
+/// above all) reads the host the same way over HTTP/1.1 and HTTP/2.
+pub async fn check_host(
+    State(gate): State<Arc<Gate>>,
+    mut request: Request,
+    next: Next,
+) -> Response {
     let mut presented = Vec::new();
     for value in request.headers().get_all(header::HOST) {
         match value.to_str() {
@@ -119,6 +127,15 @@ pub async fn check_host(State(gate): State<Arc<Gate>>, request: Request, next: N
             Ok(true) => {}
             Ok(false) => return misdirected(host),
             Err(why) => return bad_host(why),
+        }
+    }
+    if !request.headers().contains_key(header::HOST) {
+        let authority = request
+            .uri()
+            .authority()
+            .and_then(|a| header::HeaderValue::from_str(a.as_str()).ok());
+        if let Some(authority) = authority {
+            request.headers_mut().insert(header::HOST, authority);
         }
     }
     next.run(request).await

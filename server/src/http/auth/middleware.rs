@@ -18,7 +18,7 @@ use axum::{
 };
 use futures::StreamExt;
 use std::net::SocketAddr;
-use tower_sessions::Session;
+use tower_sessions::{Expiry, Session};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Access {
@@ -85,10 +85,10 @@ pub async fn authenticate(
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(peer)| peer.ip().to_canonical().to_string())
             .unwrap_or_else(|| "unknown".into());
-        if device_still_paired(&state, session.as_ref(), &address, id).await {
-            device = Some(id.clone());
-        } else {
-            viewer = Viewer::Anonymous;
+        match device_still_paired(&state, session.as_ref(), &address, id).await {
+            Ok(true) => device = Some(id.clone()),
+            Ok(false) => viewer = Viewer::Anonymous,
+            Err(unavailable) => return unavailable.into_response(),
         }
     }
     if access == Access::Protected && !viewer.is_authenticated() {
@@ -132,33 +132,47 @@ async fn session_owner(session: &Session) -> Option<Owner> {
 
 /// A device session is only as good as its device record: a revoked
 /// device's session is deleted on sight. While paired, its last-seen time
-/// and address are recorded, and its session's expiry slides forward.
+/// and address are recorded, and its session's expiry slides forward (at
+/// most once a minute, when tower-sessions saves it and resends the cookie).
+/// A store failure is a 503, not a signed-out phone.
 async fn device_still_paired(
     state: &AppState,
     session: Option<&Session>,
     address: &str,
     id: &str,
-) -> bool {
+) -> Result<bool, ApiError> {
     match state.runtime.devices().seen(id, address).await {
         Ok(Seen::Known { slide }) => {
             if let (true, Some(session)) = (slide, session) {
-                // Marks the session modified: tower-sessions saves it with
-                // a new expiry and sends the cookie again.
-                let _ = session.insert("seen_at", crate::clock::now()).await;
+                session.set_expiry(Some(device_expiry(state)));
             }
-            true
+            Ok(true)
         }
         Ok(Seen::Revoked) => {
             if let Some(session) = session {
                 let _ = session.flush().await;
             }
-            false
+            Ok(false)
         }
         Err(error) => {
             tracing::error!(error = %error, "cannot check a device");
-            false
+            Err(ApiError::Rejected {
+                status: axum::http::StatusCode::SERVICE_UNAVAILABLE,
+                message: "cannot check this device right now; try again".into(),
+            })
         }
     }
+}
+
+/// How long a device session lives without a request.
+pub fn device_expiry(state: &AppState) -> Expiry {
+    let days = state
+        .pairing
+        .as_ref()
+        .map_or(crate::config::DEFAULT_DEVICE_SESSION_DAYS, |p| {
+            p.session_days
+        });
+    Expiry::OnInactivity(time::Duration::days(i64::from(days)))
 }
 
 #[cfg(test)]

@@ -1,6 +1,7 @@
 //! Authentication: runtime tokens, the `codewhale web` bootstrap exchange and
 //! session, and the middleware that applies one set of rules to every route.
 
+mod attempts;
 mod credentials;
 mod host;
 mod middleware;
@@ -9,8 +10,9 @@ pub mod sessions;
 mod viewer;
 mod web_session;
 
+pub use attempts::Attempts;
 pub use host::{check_host, HostPolicy};
-pub use middleware::authenticate;
+pub use middleware::{authenticate, device_expiry};
 pub use secret::{random_secret, RuntimeToken};
 pub use sessions::{Owner, SessionStores, SESSION_COOKIE};
 pub use viewer::{current_device, DeviceId, Viewer};
@@ -31,4 +33,6 @@ pub struct Gate {
     pub mobile: bool,
     /// "https" under TLS, else "http": the scheme of this server's origins.
     pub scheme: &'static str,
+    /// Failed pairing attempts, per peer.
+    pub attempts: Attempts,
 }

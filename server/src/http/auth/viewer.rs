@@ -29,6 +29,27 @@ impl Viewer {
         !matches!(self, Viewer::Anonymous)
     }
 
+    /// Whoever sits at the computer codewhale runs on: its workbench, a
+    /// runtime-token holder, or anyone on a no-auth loopback server. Only
+    /// they mint pairing links and manage every device (fails closed: a
+    /// kind added later is not the computer until said so here).
+    pub fn is_computer(self) -> bool {
+        matches!(
+            self,
+            Viewer::WebSession | Viewer::RuntimeToken | Viewer::NoAuth
+        )
+    }
+
+    /// Who manages devices on this request; `None` for nobody.
+    pub fn manager(self, device: Option<&str>) -> Option<crate::runtime::devices::Manager<'_>> {
+        use crate::runtime::devices::Manager;
+        match (self, device) {
+            (Viewer::Device, Some(id)) => Some(Manager::Device(id)),
+            (viewer, _) if viewer.is_computer() => Some(Manager::Computer),
+            _ => None,
+        }
+    }
+
     /// The viewer of the request being rendered or served (Anonymous when the
     /// middleware did not run, so a missing layer fails closed).
     pub fn current() -> Viewer {

@@ -8,11 +8,12 @@ use crate::http::{
     pairing::PairingLinks,
     state::AppState,
 };
+use crate::runtime::devices::Manager;
 use axum::{
     extract::State,
     http::StatusCode,
     routing::{get, patch, post},
-    Extension, Router,
+    Router,
 };
 use protocol::{CreatePairing, DeviceRecord, DeviceRevoked, PairingCreated, PatchDevice};
 
@@ -23,49 +24,83 @@ pub fn router() -> Router<AppState> {
         .route("/v1/devices/{id}", patch(rename).delete(revoke))
 }
 
-fn current(device: Option<Extension<DeviceId>>) -> Option<String> {
-    device.map(|Extension(DeviceId(id))| id)
+/// Who is asking, as a device manager.
+struct Caller {
+    viewer: Viewer,
+    device: Option<String>,
+}
+
+impl Caller {
+    fn manager(&self) -> Result<Manager<'_>, ApiError> {
+        self.viewer
+            .manager(self.device.as_deref())
+            .ok_or(ApiError::Forbidden(
+                "only the computer or a paired device manages devices",
+            ))
+    }
+}
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Caller {
+    type Rejection = std::convert::Infallible;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        _: &S,
+    ) -> Result<Self, Self::Rejection> {
+        Ok(Caller {
+            viewer: parts
+                .extensions
+                .get::<Viewer>()
+                .copied()
+                .unwrap_or(Viewer::Anonymous),
+            device: parts.extensions.get::<DeviceId>().map(|d| d.0.clone()),
+        })
+    }
 }
 
 async fn list(
     State(state): State<AppState>,
-    device: Option<Extension<DeviceId>>,
+    caller: Caller,
 ) -> Result<axum::Json<Vec<DeviceRecord>>, ApiError> {
-    let current = current(device);
     Ok(axum::Json(
-        state.runtime.devices().list(current.as_deref()).await?,
+        state.runtime.devices().list(caller.manager()?).await?,
     ))
 }
 
 async fn rename(
     State(state): State<AppState>,
-    device: Option<Extension<DeviceId>>,
+    caller: Caller,
     Path(id): Path<String>,
     Json(body): Json<PatchDevice>,
 ) -> Result<axum::Json<DeviceRecord>, ApiError> {
-    let current = current(device);
     let renamed = state
         .runtime
         .devices()
-        .rename(&id, &body.name, current.as_deref())
+        .rename(caller.manager()?, &id, &body.name)
         .await?;
     Ok(axum::Json(renamed))
 }
 
 async fn revoke(
     State(state): State<AppState>,
+    caller: Caller,
     Path(id): Path<String>,
 ) -> Result<axum::Json<DeviceRevoked>, ApiError> {
-    state.runtime.devices().revoke(&id).await?;
+    state
+        .runtime
+        .devices()
+        .revoke(caller.manager()?, &id)
+        .await?;
     Ok(axum::Json(DeviceRevoked { id, revoked: true }))
 }
 
 async fn create_pairing(
     State(state): State<AppState>,
-    Extension(viewer): Extension<Viewer>,
+    caller: Caller,
     Json(body): Json<CreatePairing>,
 ) -> Result<(StatusCode, axum::Json<PairingCreated>), ApiError> {
-    let by_device = viewer == Viewer::Device;
-    let created = PairingLinks::create(state.pairing.as_deref(), &state.runtime, by_device, body)?;
+    let by_computer = caller.viewer.is_computer();
+    let created =
+        PairingLinks::create(state.pairing.as_deref(), &state.runtime, by_computer, body)?;
     Ok((StatusCode::CREATED, axum::Json(created)))
 }

@@ -27,7 +27,11 @@ async fn runtime_info(State(state): State<AppState>) -> Json<RuntimeInfo> {
         port: state.listen.port,
         auth_required: state.gate.token.is_some(),
         transports: vec!["http".into(), "sse".into()],
-        capabilities: Capabilities::current(),
+        capabilities: Capabilities {
+            // This server's, not the build's: phones pair only with --mobile.
+            mobile: state.gate.mobile,
+            ..Capabilities::current()
+        },
     })
 }
 

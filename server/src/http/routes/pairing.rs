@@ -7,22 +7,22 @@
 use super::bootstrap::{refusal_page, see_other, start_session};
 use crate::{
     http::{
-        auth::{Owner, RuntimeToken},
+        auth::{device_expiry, sessions::OWNER_KEY, Owner, RuntimeToken},
         extract::Path,
         state::AppState,
     },
-    runtime::devices::PairingRefusal,
+    runtime::devices::{Manager, PairingRefusal},
 };
 use axum::{
     extract::{ConnectInfo, State},
-    http::{header, HeaderMap, StatusCode},
+    http::{header, HeaderMap, Method, StatusCode},
     response::Response,
     routing::{get, post},
     Form, Router,
 };
 use serde::Deserialize;
 use std::net::SocketAddr;
-use tower_sessions::{Expiry, Session};
+use tower_sessions::Session;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -36,6 +36,7 @@ const PAIR_AGAIN: &str = "Ask for a new link on the computer running codewhale: 
 async fn with_capability(
     State(state): State<AppState>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    method: Method,
     session: Session,
     headers: HeaderMap,
     Path(capability): Path<String>,
@@ -43,9 +44,27 @@ async fn with_capability(
     if !state.gate.mobile {
         return not_mobile();
     }
+    // A HEAD or a browser's prefetch is not the phone opening the link: it
+    // must not spend it.
+    let prefetch = ["sec-purpose", "purpose", "x-moz"].iter().any(|name| {
+        headers
+            .get(*name)
+            .is_some_and(|v| v.as_bytes().starts_with(b"prefetch"))
+    });
+    if method == Method::HEAD || prefetch {
+        return refusal_page(
+            StatusCode::BAD_REQUEST,
+            "Pairing link",
+            "Open this link on the phone to pair it.",
+        );
+    }
+    if !state.gate.attempts.allowed(peer.ip()) {
+        return too_many();
+    }
     match state.runtime.devices().redeem(&capability) {
         Ok(label) => pair(&state, &session, &headers, peer, label).await,
         Err(PairingRefusal::Malformed | PairingRefusal::Unavailable) => {
+            state.gate.attempts.failed(peer.ip());
             tracing::warn!(peer = %peer.ip(), "refused an invalid, used or expired pairing link");
             refusal_page(
                 StatusCode::UNAUTHORIZED,
@@ -79,12 +98,16 @@ async fn with_token(
             "This form only works from this server's own /mobile page.",
         );
     }
+    if !state.gate.attempts.allowed(peer.ip()) {
+        return too_many();
+    }
     let valid = state
         .gate
         .token
         .as_ref()
         .is_some_and(|token: &RuntimeToken| token.matches(form.token.trim()));
     if !valid {
+        state.gate.attempts.failed(peer.ip());
         tracing::warn!(peer = %peer.ip(), "refused a wrong runtime token on /mobile");
         return refusal_page(
             StatusCode::UNAUTHORIZED,
@@ -137,13 +160,15 @@ async fn pair(
             );
         }
     };
-    let ttl = state
-        .pairing
-        .as_ref()
-        .map_or(crate::config::DEFAULT_DEVICE_SESSION_DAYS, |p| {
-            p.session_days
-        });
-    let expiry = Expiry::OnInactivity(time::Duration::days(i64::from(ttl)));
+    // Pairing again replaces the device this browser was (one row per phone).
+    if let Ok(Some(Owner::Device { id: old })) = session.get::<Owner>(OWNER_KEY).await {
+        let _ = state
+            .runtime
+            .devices()
+            .revoke(Manager::Computer, &old)
+            .await;
+    }
+    let expiry = device_expiry(state);
     if let Err(error) = start_session(
         session,
         Owner::Device {
@@ -162,6 +187,14 @@ async fn pair(
     }
     tracing::info!(device = %device.id, name = %device.name, peer = %address, "paired a device");
     see_other("/mobile")
+}
+
+fn too_many() -> Response {
+    refusal_page(
+        StatusCode::TOO_MANY_REQUESTS,
+        "Pairing refused",
+        "Too many failed attempts from this address. Wait ten minutes, then try again.",
+    )
 }
 
 fn not_mobile() -> Response {
