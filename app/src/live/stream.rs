@@ -141,16 +141,25 @@ fn check_then_retry(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
     live.connection.set(Connection::Reconnecting);
     leptos::task::spawn_local(async move {
         match crate::api::check_connection().await {
-            Err(error) if error.status == 401 => {
-                stream.borrow_mut().closed = true;
-                live.connection.set(Connection::Ended);
-                if let Some(ended) = hooks.ended {
-                    ended.note(&error);
-                }
-            }
+            Err(error) if error.status == 401 => session_ended(live, &stream, hooks, &error),
             _ => retry(live, stream, hooks),
         }
     });
+}
+
+/// The session is gone: the stream stays closed for good (not even coming
+/// back online reopens it) and the page says so once.
+fn session_ended(
+    live: Live,
+    stream: &Rc<RefCell<Stream>>,
+    hooks: Hooks,
+    error: &crate::error::ServiceError,
+) {
+    stream.borrow_mut().closed = true;
+    live.connection.set(Connection::Ended);
+    if let Some(ended) = hooks.ended {
+        ended.note(error);
+    }
 }
 
 fn retry(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
@@ -182,12 +191,7 @@ fn resync(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
                 live.reset(detail);
                 open(live, stream, hooks);
             }
-            Err(error) if error.status == 401 => {
-                live.connection.set(Connection::Ended);
-                if let Some(ended) = hooks.ended {
-                    ended.note(&error);
-                }
-            }
+            Err(error) if error.status == 401 => session_ended(live, &stream, hooks, &error),
             Err(_) => retry(live, stream, hooks),
         }
     });
