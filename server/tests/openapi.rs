@@ -284,3 +284,10 @@ fn codewhale_openapi_prints_and_writes_the_same_document() {
     assert!(!refused.status.success());
     assert!(String::from_utf8_lossy(&refused.stderr).contains("cannot write"));
 }
+
+#[test]
+fn the_printed_document_holds_every_field_of_the_generated_one() {
+    let printed: Value = serde_json::from_str(openapi::document_json()).unwrap();
+    assert_eq!(printed, document());
+    assert!(openapi::document_json().starts_with("{\n  \"openapi\": \"3.1.0\""));
+}
