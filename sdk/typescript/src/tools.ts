@@ -46,12 +46,16 @@ export type ToolCallOutcome =
   /** Settled without this registration's result: timed out, canceled, or answered elsewhere. */
   | "settled"
   /** Sending the result failed (see `onError`). */
-  | "failed";
+  | "failed"
+  /** The registration stopped before the result was sent. */
+  | "stopped";
 
 export interface RegisterToolOptions {
   signal?: AbortSignal;
   /** Errors that do not stop the registration (a result that could not be sent). */
   onError?: (error: unknown, call?: ToolCall) => void;
+  /** Told once per call this registration ran, when it ends here. */
+  onCall?: (call: ToolCall, outcome: Exclude<ToolCallOutcome, "running">) => void;
   /** Tuning of the event stream the registration follows. */
   events?: Pick<EventsOptions, "reconnect" | "idleTimeoutMs" | "onReconnect">;
 }
@@ -122,14 +126,20 @@ export function registerTool<Args = unknown>(
   const mine = (call: { tool?: unknown; namespace?: unknown }) =>
     call.tool === tool.name && ((call.namespace as string | null | undefined) ?? null) === namespace;
 
+  const finish = (call: ToolCall, outcome: Exclude<ToolCallOutcome, "running">) => {
+    calls.set(call.callId, outcome);
+    try {
+      options.onCall?.(call, outcome);
+    } catch {
+      // a throwing hook must not stop the registration
+    }
+  };
+
+  /** A terminal event of a call: its handler's result is not wanted any more. */
   const settle = (callId: string) => {
     const handler = running.get(callId);
-    if (handler) {
-      handler.abort();
-      running.delete(callId);
-    }
-    // Our own POST may still be on its way: its answer sets "answered".
-    if (calls.get(callId) !== "answered") calls.set(callId, "settled");
+    if (handler) handler.abort(); // answer() records how it ended
+    else if (!calls.has(callId)) calls.set(callId, "settled");
   };
 
   const answer = async (request: ToolCallRequestedPayload) => {
@@ -147,6 +157,7 @@ export function registerTool<Args = unknown>(
       arguments: request.arguments as Args,
       signal: perCall.signal,
     };
+    const done = (outcome: Exclude<ToolCallOutcome, "running">) => finish(call as ToolCall, outcome);
     try {
       let result: DynamicToolResult;
       try {
@@ -154,30 +165,28 @@ export function registerTool<Args = unknown>(
       } catch (error) {
         result = { success: false, content: [{ type: "input_text", text: messageOf(error) }] };
       }
-      if (perCall.signal.aborted) return; // settled meanwhile, or stopped: nothing to send
+      // Settled meanwhile (timed out, canceled, answered elsewhere) or stopped: nothing to send.
+      if (stopper.signal.aborted) return done("stopped");
+      if (perCall.signal.aborted) return done("settled");
       for (let attempt = 1; ; attempt++) {
         try {
           await client.submitToolResult(call.threadId, call.turnId, callId, result, { signal: stopper.signal });
-          calls.set(callId, "answered");
-          return;
+          return done("answered");
         } catch (error) {
-          if (stopper.signal.aborted) return;
-          if (error instanceof RuntimeApiError && error.status === 404) {
-            calls.set(callId, "settled");
-            return;
-          }
+          if (stopper.signal.aborted) return done("stopped");
+          // The server settles a call once: 404 means it is settled already.
+          if (error instanceof RuntimeApiError && error.status === 404) return done("settled");
           const retry = error instanceof RuntimeApiError && error.retryable && attempt < 4;
           if (!retry) {
-            calls.set(callId, "failed");
             report(error, call as ToolCall);
-            return;
+            return done("failed");
           }
-          await new Promise((resolve) => setTimeout(resolve, 200 * 2 ** attempt));
+          await pause(200 * 2 ** attempt, stopper.signal);
         }
       }
     } finally {
       stopper.signal.removeEventListener("abort", abortCall);
-      if (running.get(callId) === perCall) running.delete(callId);
+      running.delete(callId);
     }
   };
 
@@ -240,6 +249,13 @@ function toResult(value: ToolHandlerResult): DynamicToolResult {
     return value as DynamicToolResult;
   }
   throw new TypeError("a tool handler must return a string, a content list or { success, content }");
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
 }
 
 function messageOf(error: unknown): string {

@@ -3,14 +3,16 @@
 
 /**
  * `tapFetch({ rewrite, dropFrame })`:
- * - `rewrite(url)` may change an events URL before it is fetched;
+ * - `rewrite(url, index)` may change the URL of the index-th events
+ *   request before it is fetched;
  * - `dropFrame(frame, stream)` returns true to drop one SSE frame (the raw
  *   text between blank lines) of an events response.
+ * - `onStream(entry)` hears of each events response as it arrives.
  * The result is a fetch with `requests` (every call), `streams` (every
  * events response: its `sinceSeq`) and `cutAll()` (breaks every open
  * events response, as a dropped TCP connection would).
  */
-export function tapFetch({ rewrite, dropFrame } = {}) {
+export function tapFetch({ rewrite, dropFrame, onStream } = {}) {
   const requests = [];
   const streams = [];
   const open = new Set();
@@ -19,7 +21,7 @@ export function tapFetch({ rewrite, dropFrame } = {}) {
     const method = (init.method ?? "GET").toUpperCase();
     requests.push({ method, url });
     if (!new URL(url).pathname.endsWith("/events")) return fetch(input, init);
-    const target = rewrite ? rewrite(url) : url;
+    const target = rewrite ? rewrite(url, streams.length) : url;
     const cut = new AbortController();
     const signal = init.signal ? AbortSignal.any([init.signal, cut.signal]) : cut.signal;
     const response = await fetch(target, { ...init, signal });
@@ -30,6 +32,7 @@ export function tapFetch({ rewrite, dropFrame } = {}) {
       cut: () => cut.abort(new Error("connection cut by the test")),
     };
     streams.push(entry);
+    onStream?.(entry);
     if (!response.ok || !response.body) return response;
     open.add(entry);
     let body = response.body;
