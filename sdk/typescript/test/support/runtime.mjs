@@ -106,11 +106,16 @@ export async function startRuntime({ mobile = false } = {}) {
       ].join("\n"),
     );
     const token = randomBytes(24).toString("hex");
-    const args = mobile
-      ? ["app-server", "--mobile", "--host", "127.0.0.1", "--port", "0", "--auth-token", token]
-      : ["app-server", "--http", "--port", "0", "--auth-token", token];
     const env = { ...process.env, CODEWHALE_HOME: home };
-    const server = await launch(CODEWHALE_BIN, args, { cwd: workspace, env });
+    const serve = (port) =>
+      launch(
+        CODEWHALE_BIN,
+        mobile
+          ? ["app-server", "--mobile", "--host", "127.0.0.1", "--port", String(port), "--auth-token", token]
+          : ["app-server", "--http", "--port", String(port), "--auth-token", token],
+        { cwd: workspace, env },
+      );
+    let server = await serve(0);
     started.push(server.child);
     const url = new URL(server.firstLine).origin;
     return {
@@ -119,7 +124,13 @@ export async function startRuntime({ mobile = false } = {}) {
       home,
       workspace,
       mock: mockClient(mock.firstLine),
-      logs: server.logs,
+      logs: () => server.logs(),
+      /** Stops the server and starts it again on the same port and home. */
+      restart: async () => {
+        await stop(server.child);
+        server = await serve(new URL(url).port);
+        started.push(server.child);
+      },
       stop: cleanup,
     };
   } catch (error) {
