@@ -13,7 +13,6 @@ import {
   isResync,
   RuntimeApiError,
   type ApprovalRequiredPayload,
-  type ThreadStreamItem,
   type TurnRecord,
 } from "@codewhale/runtime-sdk";
 import { createInterface } from "node:readline/promises";
@@ -54,28 +53,27 @@ async function main(): Promise<number> {
   const { turn } = await client.startTurn(thread.id, prompt);
 
   let finished: TurnRecord | undefined;
-  for await (const item of events as AsyncIterable<ThreadStreamItem>) {
+  for await (const item of events) {
     if (isResync(item)) {
       console.error("\n[resynced from a snapshot]");
       continue;
     }
-    const payload = item.payload as Record<string, any>;
+    // `item.event` narrows `item.payload` to that event's payload type.
     switch (item.event) {
       case "item.delta":
-        if (payload.kind === "agent_message") process.stdout.write(payload.delta);
+        if (item.payload.kind === "agent_message") process.stdout.write(item.payload.delta);
         break;
       case "approval.required": {
-        const request = payload as ApprovalRequiredPayload;
-        const decision = await decide(request);
-        await client.decideApproval(request.approval_id, decision);
+        const decision = await decide(item.payload);
+        await client.decideApproval(item.payload.approval_id, decision);
         console.error(`[${decision === "allow" ? "allowed" : "denied"}]`);
         break;
       }
       case "item.completed":
-        if (payload.item?.kind === "file_change") console.error(`\n[changed] ${payload.item.summary}`);
+        if (item.payload.item.kind === "file_change") console.error(`\n[changed] ${item.payload.item.summary}`);
         break;
       case "turn.completed":
-        if (item.turn_id === turn.id) finished = payload.turn as TurnRecord;
+        if (item.turn_id === turn.id) finished = item.payload.turn;
         break;
     }
     if (finished) break;

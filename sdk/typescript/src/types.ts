@@ -349,5 +349,107 @@ export interface EventEnvelope<Name extends string = string, Payload = unknown> 
   payload: Payload;
 }
 
-/** A runtime event: the envelope with its payload (see docs for each event). */
-export type RuntimeEvent = EventEnvelope;
+export interface ThreadStartedPayload {
+  thread: ThreadRecord;
+}
+export interface ThreadUpdatedPayload {
+  thread: ThreadRecord;
+  changed: string[];
+}
+export interface ThreadForkedPayload {
+  thread: ThreadRecord;
+  source_thread_id: string;
+}
+export interface TurnPayload {
+  turn: TurnRecord;
+  recovered?: boolean;
+}
+export interface TurnSteeredPayload {
+  turn_id: string;
+  prompt: string;
+  steer_count: number;
+}
+export interface TurnInterruptRequestedPayload {
+  turn_id: string;
+}
+export interface ItemPayload {
+  item: TurnItemRecord;
+}
+export interface ItemDeltaPayload {
+  delta: string;
+  kind: ItemKind;
+}
+export interface ApprovalDecidedPayload {
+  approval_id: string;
+  decision: ApprovalDecision;
+  remember?: boolean;
+  auto?: boolean;
+  timeout?: boolean;
+  canceled?: boolean;
+  terminal?: boolean;
+  recovered?: boolean;
+}
+export interface ApprovalTimeoutPayload {
+  approval_id: string;
+  timeout_secs: number;
+}
+export interface UserInputAnsweredPayload {
+  id: string;
+  input_id: string;
+}
+export interface UserInputCanceledPayload {
+  id: string;
+  input_id: string;
+  reason: string;
+  timeout_secs?: number;
+  terminal?: boolean;
+  recovered?: boolean;
+}
+export interface ToolCallSettledPayload {
+  thread_id: string;
+  turn_id: string;
+  call_id: string;
+  namespace: string | null;
+  tool: string;
+  status: string;
+  success?: boolean;
+  result_accepted?: boolean;
+  timeout_secs?: number;
+  reason?: string;
+  terminal?: boolean;
+  recovered?: boolean;
+}
+
+/** Each event name and its payload. */
+export interface EventPayloads {
+  "thread.started": ThreadStartedPayload;
+  "thread.updated": ThreadUpdatedPayload;
+  "thread.forked": ThreadForkedPayload;
+  "turn.started": TurnPayload;
+  "turn.steered": TurnSteeredPayload;
+  "turn.interrupt_requested": TurnInterruptRequestedPayload;
+  "turn.completed": TurnPayload;
+  "item.started": ItemPayload;
+  "item.delta": ItemDeltaPayload;
+  "item.completed": ItemPayload;
+  "item.failed": ItemPayload;
+  "item.interrupted": ItemPayload;
+  "approval.required": ApprovalRequiredPayload;
+  "approval.decided": ApprovalDecidedPayload;
+  "approval.timeout": ApprovalTimeoutPayload;
+  "user_input.required": UserInputRequiredPayload;
+  "user_input.answered": UserInputAnsweredPayload;
+  "user_input.canceled": UserInputCanceledPayload;
+  "tool_call.requested": ToolCallRequestedPayload;
+  "tool_call.resolved": ToolCallSettledPayload;
+  "tool_call.timeout": ToolCallSettledPayload;
+  "tool_call.canceled": ToolCallSettledPayload;
+}
+
+export type EventName = keyof EventPayloads;
+
+/**
+ * A runtime event: the envelope, discriminated by `event`, so that
+ * `if (e.event === "item.delta")` types `e.payload`.
+ */
+export type RuntimeEvent = { [Name in EventName]: EventEnvelope<Name, EventPayloads[Name]> }[EventName];
