@@ -97,7 +97,8 @@ export class RuntimeClient {
     this.#token = options.token;
     const f = options.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new TypeError("createRuntimeClient: no fetch available; pass options.fetch");
-    this.#fetch = f;
+    // Called as a plain function: a browser's fetch refuses any other `this`.
+    this.#fetch = (input, init) => f(input, init);
     this.#headers = { ...(options.headers ?? {}) };
     this.#checkCapabilities = options.checkCapabilities ?? true;
   }

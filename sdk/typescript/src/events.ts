@@ -106,13 +106,6 @@ export async function* streamEvents(
   const idleMs = options.idleTimeoutMs ?? DEFAULT_IDLE_MS;
   const path = `/v1/threads/${encodeURIComponent(threadId)}/events`;
 
-  try {
-    await client.requireCapability("event_replay", "events", user ? { signal: user } : {});
-  } catch (error) {
-    if (user?.aborted) return;
-    throw error;
-  }
-
   let cursor = Math.max(0, Math.trunc(options.sinceSeq ?? 0));
   /** The open connection was opened to refill a gap after `cursor`. */
   let refilling = false;
@@ -132,6 +125,20 @@ export async function* streamEvents(
     options.onReconnect?.({ reason, sinceSeq: cursor, attempt: failures, delayMs, error });
     return sleep(delayMs, user);
   };
+
+  // The capability check reads /v1/runtime/info: a server that is not up
+  // yet is waited for like a dropped stream.
+  for (;;) {
+    try {
+      await client.requireCapability("event_replay", "events", user ? { signal: user } : {});
+      failures = 0;
+      break;
+    } catch (error) {
+      if (user?.aborted) return;
+      if (!(error instanceof RuntimeApiError && error.retryable)) throw error;
+      if (!(await backoff("error", error))) return;
+    }
+  }
 
   while (!user?.aborted) {
     if (needSnapshot) {

@@ -223,3 +223,37 @@ test("aborting the signal ends the iteration quietly and closes the connection",
   assert.equal(fetch.to(EVENTS)[0].signal.aborted, true);
   assert.equal(fetch.to(EVENTS).length, 1);
 });
+
+test("a stream opened before the server is up waits for it (the capability check retries too)", async () => {
+  const inner = fakeFetch((request) => sse([envelope(1, 0)], { end: "hang", signal: request.signal }));
+  let refused = 0;
+  const fetch = async (input, init) => {
+    if (refused < 2) {
+      refused += 1;
+      throw new TypeError("fetch failed", { cause: { code: "ECONNREFUSED" } });
+    }
+    return inner(input, init);
+  };
+  const reconnects = [];
+  const items = await take(client(fetch).events("thr_1", { reconnect: fast, onReconnect: (r) => reconnects.push(r) }), 1);
+  assert.deepEqual(items.map((e) => e.seq), [1]);
+  assert.equal(refused, 2);
+  assert.deepEqual(reconnects.map((r) => [r.reason, r.attempt]), [["error", 1], ["error", 2]]);
+  assert.equal(reconnects[0].error.kind, "unreachable");
+  assert.deepEqual(inner.calls.map((c) => c.path), ["/v1/runtime/info", EVENTS]);
+});
+
+test("a browser-style fetch that needs a plain call (no `this`) works", async () => {
+  const inner = fakeFetch(() => json(200, { status: "ok", service: "codewhale-runtime-api", mode: "local" }));
+  function strictFetch(input, init) {
+    "use strict";
+    if (this !== undefined) throw new TypeError("Illegal invocation");
+    return inner(input, init);
+  }
+  assert.equal((await client(strictFetch).health()).status, "ok");
+  const items = await take(
+    client(fakeFetch((request) => sse([envelope(1, 0)], { end: "hang", signal: request.signal }))).events("thr_1"),
+    1,
+  );
+  assert.equal(items[0].seq, 1);
+});
