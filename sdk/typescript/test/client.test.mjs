@@ -243,17 +243,19 @@ test("a stream opened before the server is up waits for it (the capability check
   assert.deepEqual(inner.calls.map((c) => c.path), ["/v1/runtime/info", EVENTS]);
 });
 
-test("a browser-style fetch that needs a plain call (no `this`) works", async () => {
-  const inner = fakeFetch(() => json(200, { status: "ok", service: "codewhale-runtime-api", mode: "local" }));
+test("a browser-style fetch that needs a plain call (no `this`) works, for calls and streams", async () => {
+  const inner = fakeFetch((request) =>
+    request.path === EVENTS
+      ? sse([envelope(1, 0)], { end: "hang", signal: request.signal })
+      : json(200, { status: "ok", service: "codewhale-runtime-api", mode: "local" }),
+  );
   function strictFetch(input, init) {
     "use strict";
     if (this !== undefined) throw new TypeError("Illegal invocation");
     return inner(input, init);
   }
-  assert.equal((await client(strictFetch).health()).status, "ok");
-  const items = await take(
-    client(fakeFetch((request) => sse([envelope(1, 0)], { end: "hang", signal: request.signal }))).events("thr_1"),
-    1,
-  );
+  const c = client(strictFetch);
+  assert.equal((await c.health()).status, "ok");
+  const items = await take(c.events("thr_1"), 1);
   assert.equal(items[0].seq, 1);
 });
