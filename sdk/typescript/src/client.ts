@@ -208,6 +208,15 @@ export class RuntimeClient {
     return this.#info;
   }
 
+  /**
+   * `GET /v1/openapi.json`: the OpenAPI 3.1 document of the running
+   * server (no token needed); this package's types come from the copy
+   * committed with the server (`openapi/codewhale-v1.json`).
+   */
+  openapi(options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    return this.request("GET", "/v1/openapi.json", options);
+  }
+
   /** `GET /health` (no token needed). */
   health(options: RequestOptions = {}): Promise<Health> {
     return this.request("GET", "/health", options);

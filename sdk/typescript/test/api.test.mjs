@@ -3,6 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { CapabilityError, createRuntimeClient, RuntimeApiError } from "../dist/index.js";
 import { slowText, text } from "./support/replies.mjs";
 import { startRuntime } from "./support/runtime.mjs";
@@ -60,6 +61,14 @@ test("runtime info, health, and threads: create, list, summary, get, update, for
   const bad = await client.createThread({ mode: "chaos" }).catch((e) => e);
   assert.equal(bad.status, 400);
   assert.match(bad.message, /mode must be one of/);
+});
+
+test("the running server serves the document this SDK's types were generated from", async (t) => {
+  const { client } = await setup(t);
+  const committed = JSON.parse(readFileSync(new URL("../../../openapi/codewhale-v1.json", import.meta.url), "utf8"));
+  const served = await client.openapi();
+  assert.equal(served.openapi, "3.1.0");
+  assert.deepEqual(served, committed, "openapi/codewhale-v1.json is stale against the binary under test");
 });
 
 test("steer, interrupt and compact a turn", async (t) => {

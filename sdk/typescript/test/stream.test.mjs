@@ -4,11 +4,20 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
 import { createRuntimeClient, isResync } from "../dist/index.js";
 import { slowText, text } from "./support/replies.mjs";
 import { startRuntime } from "./support/runtime.mjs";
 import { agentText, assertContiguous, collect, turnCompleted } from "./support/stream.mjs";
 import { frameEvent, tapFetch } from "./support/tap.mjs";
+
+// The event names of the committed document (the generated union's members).
+const documented = new Set(
+  Object.keys(
+    JSON.parse(readFileSync(new URL("../../../openapi/codewhale-v1.json", import.meta.url), "utf8")).components.schemas
+      .StreamEvent.discriminator.mapping,
+  ),
+);
 
 const fast = { initialDelayMs: 20, maxDelayMs: 200, maxRetries: 20 };
 
@@ -40,6 +49,7 @@ test("streams a turn's text, in order, from the snapshot's latest_seq", async (t
   assert.equal(done.payload.turn.status, "completed");
   assert.equal(done.payload.turn.effective_model, "mock-large");
   for (const item of items) {
+    assert.ok(documented.has(item.event), `${item.event} is in the document`);
     assert.equal(item.thread_id, thread.id);
     assert.equal(item.schema_version, 1);
     assert.equal(item.kind, item.event);
