@@ -3,6 +3,7 @@ use serde::{Deserialize, Serialize};
 /// A configured provider and its models, for pickers. `ready` is false
 /// when its key variable is not set.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ProviderModels {
     pub id: String,
     pub models: Vec<String>,

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 /// A paired device. Its session secret is never part of it (the server
 /// keeps only a hash).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceRecord {
     pub id: String,
     /// Editable; first guessed from the User-Agent (or the pairing label).
@@ -22,6 +23,7 @@ pub struct DeviceRecord {
 
 /// `PATCH /v1/devices/{id}`.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PatchDevice {
     pub name: String,
@@ -29,6 +31,7 @@ pub struct PatchDevice {
 
 /// `POST /v1/devices/pairings`: mint a one-time pairing link.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreatePairing {
     /// Seconds the link stays usable (default 300, at most 3600).
@@ -42,6 +45,7 @@ pub struct CreatePairing {
 /// A minted pairing link. `url` is the secret: it works once, until
 /// `expires_at`, and is shown only to whoever minted it.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct PairingCreated {
     pub url: String,
     pub expires_at: String,
@@ -55,6 +59,7 @@ pub struct PairingCreated {
 
 /// `DELETE /v1/devices/{id}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DeviceRevoked {
     pub id: String,
     pub revoked: bool,

@@ -2,11 +2,13 @@ use serde::{Deserialize, Serialize};
 
 /// Every `/v1` error body: `{"error":{"message":"…","status":N}}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorEnvelope {
     pub error: ErrorBody,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ErrorBody {
     pub message: String,
     pub status: u16,
@@ -26,6 +28,7 @@ impl ErrorEnvelope {
 /// What kind of failure an error is: what code matches on. Each kind has
 /// one HTTP status (the `/v1` answer and the server-function error agree).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ErrorKind {
     /// The request is malformed or asks for something impossible (400).

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 pub const EVENT_SCHEMA_VERSION: u32 = 1;
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct EventEnvelope {
     pub schema_version: u32,
     pub seq: i64,

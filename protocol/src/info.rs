@@ -5,6 +5,7 @@ pub const RUNTIME_API_VERSION: &str = "1.0";
 
 /// `GET /health`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Health {
     pub status: String,
     pub service: String,
@@ -23,6 +24,7 @@ impl Health {
 
 /// `GET /v1/runtime/info`: public, secret-free facts about this process.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct RuntimeInfo {
     pub service: String,
     pub runtime_api_version: String,
@@ -39,6 +41,7 @@ pub struct RuntimeInfo {
 /// What this build can actually do. A flag turns true in the commit that
 /// makes the feature work, never before.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Capabilities {
     pub web_client: bool,
     pub web_bootstrap: bool,

@@ -5,11 +5,13 @@ use serde::{Deserialize, Serialize};
 
 /// `user_input.required` carries `{id, request}` with this request.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UserInputRequest {
     pub questions: Vec<Question>,
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Question {
     pub id: String,
     #[serde(default)]
@@ -24,6 +26,7 @@ pub struct Question {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct QuestionOption {
     pub label: String,
     #[serde(default)]
@@ -32,6 +35,7 @@ pub struct QuestionOption {
 
 /// `POST /v1/user-input/{thread_id}/{input_id}`.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct AnswerUserInput {
     pub answers: Vec<Answer>,
@@ -39,6 +43,7 @@ pub struct AnswerUserInput {
 
 /// One answer; a multi-select question may get several.
 #[derive(Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Answer {
     pub id: String,
@@ -66,6 +71,7 @@ impl std::fmt::Debug for Answer {
 
 /// A tool the client executes, registered on a thread or a turn.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DynamicToolSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -83,6 +89,7 @@ fn empty_object_schema() -> serde_json::Value {
 
 /// `tool_call.requested`, and a row of `pending_dynamic_tool_calls`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DynamicToolCall {
     pub thread_id: String,
     pub turn_id: String,
@@ -95,6 +102,7 @@ pub struct DynamicToolCall {
 
 /// `POST /v1/threads/{id}/turns/{turn_id}/tool-calls/{call_id}/result`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DynamicToolResult {
     pub success: bool,
@@ -103,6 +111,7 @@ pub struct DynamicToolResult {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(tag = "type", rename_all = "snake_case", deny_unknown_fields)]
 pub enum ToolContent {
     InputText { text: String },

@@ -3,6 +3,7 @@
 mod catalog;
 mod devices;
 mod error;
+mod event_payloads;
 mod events;
 mod info;
 mod interaction;
@@ -16,6 +17,13 @@ mod workbench;
 pub use catalog::ProviderModels;
 pub use devices::{CreatePairing, DeviceRecord, DeviceRevoked, PairingCreated, PatchDevice};
 pub use error::{clip_message, ErrorBody, ErrorEnvelope, ErrorKind};
+pub use event_payloads::{
+    ApprovalDecidedPayload, ApprovalRequiredPayload, ApprovalTimeoutPayload, EventPayload,
+    ItemDeltaPayload, ItemPayload, ThreadForkedPayload, ThreadStartedPayload, ThreadUpdatedPayload,
+    ToolCallRequestedPayload, ToolCallSettledPayload, TurnInterruptRequestedPayload, TurnPayload,
+    TurnSteeredPayload, UserInputAnsweredPayload, UserInputCanceledPayload,
+    UserInputRequiredPayload,
+};
 pub use events::{EventEnvelope, EventName, EVENT_SCHEMA_VERSION};
 pub use info::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
 pub use interaction::{

@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CreateThread {
     pub model: Option<String>,
@@ -19,6 +20,7 @@ pub struct CreateThread {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct PatchThread {
     pub archived: Option<bool>,
@@ -40,6 +42,7 @@ impl PatchThread {
 
 /// `POST /v1/threads/{id}/turns`. Per-turn fields override the thread's.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct StartTurn {
     pub prompt: String,
@@ -57,6 +60,7 @@ pub struct StartTurn {
 
 /// `POST /v1/threads/{id}/turns/{turn_id}/steer`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct SteerTurn {
     pub prompt: String,
@@ -64,6 +68,7 @@ pub struct SteerTurn {
 
 /// `POST /v1/threads/{id}/compact`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct CompactThread {
     pub reason: Option<String>,
@@ -71,6 +76,11 @@ pub struct CompactThread {
 
 /// Query of `GET /v1/threads` and `/v1/threads/summary`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema, utoipa::IntoParams),
+    into_params(parameter_in = Query)
+)]
 #[serde(deny_unknown_fields)]
 pub struct ListThreads {
     /// 1–500; 50 when absent.
@@ -85,6 +95,11 @@ pub struct ListThreads {
 
 /// Query of `GET /v1/usage`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(
+    feature = "openapi",
+    derive(utoipa::ToSchema, utoipa::IntoParams),
+    into_params(parameter_in = Query)
+)]
 #[serde(deny_unknown_fields)]
 pub struct UsageQuery {
     pub since: Option<String>,

@@ -5,6 +5,7 @@ use serde::{Deserialize, Deserializer, Serialize};
 
 /// A client's answer to an approval request.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum ApprovalDecision {
     Allow,
@@ -36,6 +37,7 @@ impl<'de> Deserialize<'de> for ApprovalDecision {
 
 /// Body of `POST /v1/approvals/{approval_id}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
 pub struct DecideApproval {
     pub decision: ApprovalDecision,
@@ -47,6 +49,7 @@ pub struct DecideApproval {
 /// Reply to a decision. `delivered`: the waiting turn received it (false
 /// if the turn had already moved on).
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ApprovalDecided {
     pub ok: bool,
     pub approval_id: String,
@@ -56,6 +59,7 @@ pub struct ApprovalDecided {
 
 /// Reply to `POST /v1/user-input/{thread_id}/{input_id}`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UserInputAnswered {
     pub ok: bool,
     pub input_id: String,
@@ -64,6 +68,7 @@ pub struct UserInputAnswered {
 
 /// Reply (202) to a client tool's result: durably accepted.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ToolResultAccepted {
     pub accepted: bool,
     pub call_id: String,

@@ -2,6 +2,7 @@ use serde::{Deserialize, Serialize};
 
 /// `GET /v1/usage`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageReport {
     pub since: Option<String>,
     pub until: Option<String>,
@@ -12,6 +13,7 @@ pub struct UsageReport {
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageTotals {
     pub input_tokens: u64,
     pub output_tokens: u64,
@@ -22,6 +24,7 @@ pub struct UsageTotals {
 }
 
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageBucket {
     pub key: String,
     #[serde(flatten)]
@@ -33,6 +36,7 @@ pub const MAX_USAGE_DAYS: u32 = 366;
 
 /// The workbench's usage page for one range of whole UTC days ending today.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageOverview {
     /// Length of the range in days, today included.
     pub days: u32,
@@ -48,6 +52,7 @@ pub struct UsageOverview {
 
 /// One thread's share of the range.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ThreadUsage {
     pub id: String,
     /// Title, else the preview of its first prompt; `None` if the thread is

@@ -6,18 +6,23 @@ use serde::{Deserialize, Serialize};
 /// `GET /v1/threads/{id}`: everything a client needs before it subscribes
 /// to the event stream from `latest_seq`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ThreadDetail {
     pub thread: ThreadRecord,
     pub turns: Vec<TurnRecord>,
     pub items: Vec<TurnItemRecord>,
     pub latest_seq: i64,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<super::ApprovalRequiredPayload>))]
     pub pending_approvals: Vec<serde_json::Value>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<super::UserInputRequiredPayload>))]
     pub pending_user_inputs: Vec<serde_json::Value>,
+    #[cfg_attr(feature = "openapi", schema(value_type = Vec<super::ToolCallRequestedPayload>))]
     pub pending_dynamic_tool_calls: Vec<serde_json::Value>,
 }
 
 /// A row of `GET /v1/threads/summary`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ThreadSummary {
     pub id: String,
     pub title: Option<String>,
@@ -36,6 +41,7 @@ pub struct ThreadSummary {
 
 /// `POST /v1/threads/{id}/turns` and `/compact`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct TurnStarted {
     pub thread: ThreadRecord,
     pub turn: TurnRecord,

@@ -2,6 +2,7 @@ use serde::{Deserialize, Serialize};
 
 /// What the signed-in workbench shows about the running process.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Workbench {
     pub codewhale_version: String,
     pub bind_address: String,
@@ -14,6 +15,7 @@ pub struct Workbench {
 
 /// Answer to the connection check.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct Ping {
     pub server_time_ms: u64,
 }

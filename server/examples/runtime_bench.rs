@@ -119,13 +119,9 @@ async fn fill(store: &Store, thread: &str, n: usize, per_tx: usize) {
         let batch = left.min(per_tx);
         let mut tx = store.begin_write().await.unwrap();
         for i in 0..batch {
-            tx.append(NewEvent::thread(
-                thread,
-                protocol::EventName::ItemDelta,
-                json!({"delta": format!("token {i} "), "kind": "agent_message"}),
-            ))
-            .await
-            .unwrap();
+            tx.append(NewEvent::thread(thread, delta(format!("token {i} "))))
+                .await
+                .unwrap();
         }
         tx.commit().await.unwrap();
         left -= batch;
@@ -361,7 +357,10 @@ async fn many_subscribers() {
             while latencies.len() < events {
                 let event = stream.next().await.unwrap().unwrap();
                 let envelope: serde_json::Value = serde_json::from_str(&event.data).unwrap();
-                let sent = envelope["payload"]["sent_us"].as_u64().unwrap();
+                let sent: u64 = envelope["payload"]["delta"]
+                    .as_str()
+                    .and_then(|text| text.parse().ok())
+                    .unwrap();
                 let now = epoch.elapsed().as_micros() as u64;
                 latencies.push(now.saturating_sub(sent));
             }
@@ -374,13 +373,10 @@ async fn many_subscribers() {
     for _ in 0..events {
         let mut tx = s.store.begin_write().await.unwrap();
         let sent_us = epoch.elapsed().as_micros() as u64;
-        tx.append(NewEvent::thread(
-            &thread.id,
-            protocol::EventName::ItemDelta,
-            json!({ "sent_us": sent_us }),
-        ))
-        .await
-        .unwrap();
+        // The send time rides in the delta's text.
+        tx.append(NewEvent::thread(&thread.id, delta(sent_us.to_string())))
+            .await
+            .unwrap();
         tx.commit().await.unwrap();
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
@@ -475,4 +471,11 @@ async fn memory() {
     );
     drop(streams);
     let _ = child.kill().await;
+}
+
+fn delta(text: String) -> protocol::EventPayload {
+    protocol::EventPayload::ItemDelta(protocol::ItemDeltaPayload {
+        delta: text,
+        kind: ItemKind::AgentMessage,
+    })
 }

@@ -26,6 +26,15 @@ pub enum Command {
     Exec(ExecArgs),
     /// Mint a one-time link (and QR code) that pairs a phone with a running `--mobile` server.
     Pair(PairArgs),
+    /// Print the OpenAPI 3.1 document of this build's runtime API (what GET /v1/openapi.json serves).
+    Openapi(OpenapiArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct OpenapiArgs {
+    /// Write the document to this file instead of standard output.
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]

@@ -3,7 +3,7 @@
 use clap::Parser;
 use codewhale::{
     cli,
-    commands::{app_server, exec, pair, web},
+    commands::{app_server, exec, openapi, pair, web},
 };
 use std::process::ExitCode;
 
@@ -33,6 +33,7 @@ async fn run(cli: cli::Cli) -> ExitCode {
         cli::Command::AppServer(args) => app_server::run(args.http, args.insecure_no_auth).await,
         cli::Command::Serve(args) => app_server::run(args.http, args.insecure).await,
         cli::Command::Pair(args) => pair::run(args).await,
+        cli::Command::Openapi(args) => openapi::run(args),
         cli::Command::Exec(args) => match exec::run(args).await {
             Ok(code) => return code,
             Err(error) => Err(error),

@@ -28,6 +28,7 @@ async fn a_foreign_host_is_refused_before_auth_on_every_surface() {
             ("GET", "/v1/runtime/info"),
             ("GET", "/v1/threads"),
             ("POST", "/v1/threads"),
+            ("GET", "/v1/openapi.json"),
             ("GET", "/"),
             ("GET", "/pkg/codewhale.js"),
             ("POST", "/api/ping"),

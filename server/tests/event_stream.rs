@@ -4,7 +4,24 @@ mod common;
 
 use codewhale::store::NewEvent;
 use common::{Api, Harness};
+use protocol::{EventPayload, ItemDeltaPayload, ItemKind, TurnSteeredPayload};
 use serde_json::json;
+
+/// A filler event numbered `n`, for tests that write straight to the store.
+fn steered(n: u32) -> EventPayload {
+    EventPayload::TurnSteered(TurnSteeredPayload {
+        turn_id: "turn_test".into(),
+        prompt: format!("steer {n}"),
+        steer_count: n,
+    })
+}
+
+fn delta(text: &str) -> EventPayload {
+    EventPayload::ItemDelta(ItemDeltaPayload {
+        delta: text.to_string(),
+        kind: ItemKind::AgentMessage,
+    })
+}
 
 async fn thread(api: &Api) -> String {
     api.create_thread(json!({})).await.id
@@ -15,7 +32,7 @@ async fn append(h: &Harness, thread: &str, n: usize) -> Vec<i64> {
     let mut seqs = Vec::new();
     for i in 0..n {
         let mut tx = h.state.runtime.store().begin_write().await.unwrap();
-        let event = NewEvent::thread(thread, protocol::EventName::TurnSteered, json!({ "n": i }));
+        let event = NewEvent::thread(thread, steered(i as u32));
         seqs.push(tx.append(event).await.unwrap());
         tx.commit().await.unwrap();
     }
@@ -45,7 +62,7 @@ async fn replays_history_then_delivers_live_with_a_previous_seq_chain() {
     for n in 0..3 {
         let (_, _, event) = reader.next().await;
         assert_eq!(event["previous_seq"], previous);
-        assert_eq!(event["payload"]["n"], n);
+        assert_eq!(event["payload"]["steer_count"], n);
         previous = event["seq"].as_i64().unwrap();
     }
     // Live: appended after the reader caught up.
@@ -124,13 +141,9 @@ async fn no_gap_and_no_duplicate_while_history_and_live_overlap() {
             for i in 0..300 {
                 let mut tx = store.begin_write().await.unwrap();
                 seqs.push(
-                    tx.append(NewEvent::thread(
-                        &id,
-                        protocol::EventName::ItemDelta,
-                        json!({ "i": i }),
-                    ))
-                    .await
-                    .unwrap(),
+                    tx.append(NewEvent::thread(&id, delta(&i.to_string())))
+                        .await
+                        .unwrap(),
                 );
                 tx.commit().await.unwrap();
             }
@@ -184,15 +197,7 @@ async fn a_lagging_subscriber_catches_up_from_the_store() {
     let mut expected = Vec::new();
     for _ in 0..2000 {
         let mut tx = h.state.runtime.store().begin_write().await.unwrap();
-        expected.push(
-            tx.append(NewEvent::thread(
-                &id,
-                protocol::EventName::ItemDelta,
-                json!({ "delta": big }),
-            ))
-            .await
-            .unwrap(),
-        );
+        expected.push(tx.append(NewEvent::thread(&id, delta(&big))).await.unwrap());
         tx.commit().await.unwrap();
     }
     append(&h, &other, 5000).await;
@@ -240,11 +245,13 @@ async fn handoff_is_lossless_with_commits_injected_at_every_race_window() {
                 if first_time {
                     let mut tx = store.begin_write().await.unwrap();
                     let seq = tx
-                        .append(NewEvent::thread(
-                            &id,
-                            protocol::EventName::TurnSteered,
-                            json!({ "window": format!("{window:?}") }),
-                        ))
+                        .append(NewEvent::thread(&id, {
+                            let mut payload = steered(0);
+                            if let EventPayload::TurnSteered(p) = &mut payload {
+                                p.prompt = format!("{window:?}");
+                            }
+                            payload
+                        }))
                         .await
                         .unwrap();
                     tx.commit().await.unwrap();

@@ -1,10 +1,14 @@
 //! The store itself: sequence allocation, reopening, schema fail-closed.
 
 use codewhale::store::{NewEvent, Store, StoreError};
-use serde_json::json;
 
 fn event(thread: &str) -> NewEvent {
-    NewEvent::thread(thread, protocol::EventName::TurnSteered, json!({}))
+    NewEvent::thread(
+        thread,
+        protocol::EventPayload::TurnInterruptRequested(protocol::TurnInterruptRequestedPayload {
+            turn_id: "turn_test".into(),
+        }),
+    )
 }
 
 #[tokio::test]

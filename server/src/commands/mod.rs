@@ -4,6 +4,7 @@
 pub mod app_server;
 pub mod exec;
 pub mod mobile;
+pub mod openapi;
 pub mod pair;
 pub mod web;
 

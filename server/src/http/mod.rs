@@ -9,6 +9,7 @@ pub mod error;
 pub mod extract;
 pub mod headers;
 pub mod lan;
+pub mod openapi;
 pub mod pairing;
 pub mod router;
 pub mod routes;

@@ -1,7 +1,7 @@
 //! The whole HTTP surface, assembled in one place. Tests call `app()` directly.
 
 use crate::http::{
-    assets, auth, cors, error::ApiError, headers, routes, server_fn_edge, state::AppState,
+    assets, auth, cors, error::ApiError, headers, openapi, routes, server_fn_edge, state::AppState,
     web_service::WebService,
 };
 use axum::{
@@ -37,17 +37,14 @@ pub fn app(state: AppState) -> Router {
         .layer(state.gate.scheme == "https");
     let pages = page_routes();
     let cors = cors::layer(&state.gate.cors_origins);
+    // The documented API (`openapi::api`), then what is not an API
+    // operation: unknown /v1 paths, the sign-in and pairing exchanges.
+    let (api, _) = openapi::api();
     Router::new()
-        .merge(routes::info::router())
+        .merge(api)
+        .merge(routes::info::unknown_routes())
         .merge(routes::bootstrap::router())
         .merge(routes::pairing::router())
-        .merge(routes::devices::router())
-        .merge(routes::threads::router())
-        .merge(routes::turns::router())
-        .merge(routes::approvals::router())
-        .merge(routes::user_input::router())
-        .merge(routes::tool_calls::router())
-        .merge(routes::usage::router())
         .leptos_routes_with_context(
             &state,
             pages,

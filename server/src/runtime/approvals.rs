@@ -12,8 +12,11 @@ use crate::{
     runtime::error::RuntimeError,
     store::{self, NewEvent, Store, StoreError},
 };
-use protocol::{ApprovalDecided, DecideApproval, EventName};
-use serde_json::{json, Value};
+use protocol::{
+    ApprovalDecided, ApprovalDecidedPayload, ApprovalRequiredPayload, ApprovalTimeoutPayload,
+    DecideApproval, EventPayload, ThreadUpdatedPayload,
+};
+use serde_json::Value;
 use std::{sync::Arc, time::Duration};
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -51,18 +54,18 @@ impl Approvals {
         auto: bool,
     ) -> Result<Decision, StoreError> {
         let approval_id = ids::new("appr_");
-        let view = json!({
-            "id": approval_id,
-            "approval_id": approval_id,
-            "turn_id": turn_id,
-            "tool_name": request.tool_name,
-            "description": request.description,
-            "intent_summary": request.intent_summary,
+        let required = EventPayload::ApprovalRequired(ApprovalRequiredPayload {
+            id: approval_id.clone(),
+            approval_id: approval_id.clone(),
+            turn_id: turn_id.to_string(),
+            tool_name: request.tool_name,
+            description: request.description,
+            intent_summary: request.intent_summary,
         });
         if auto {
-            let required = event(thread_id, turn_id, EventName::ApprovalRequired, view);
-            let decided = json!({ "approval_id": approval_id, "decision": "allow", "auto": true });
-            let decided = event(thread_id, turn_id, EventName::ApprovalDecided, decided);
+            let required = event(thread_id, turn_id, required);
+            let decided = decided(&approval_id, Decision::Allow, |p| p.auto = Some(true));
+            let decided = event(thread_id, turn_id, decided);
             self.pending.commit(vec![required, decided]).await?;
             return Ok(Decision::Allow);
         }
@@ -70,8 +73,7 @@ impl Approvals {
             id: approval_id.clone(),
             thread_id: thread_id.to_string(),
             turn_id: turn_id.to_string(),
-            event: EventName::ApprovalRequired,
-            view,
+            announce: required,
         };
         let timeout_secs = self.timeout.as_secs();
         let waited = self
@@ -81,14 +83,15 @@ impl Approvals {
                     event(
                         thread_id,
                         turn_id,
-                        EventName::ApprovalTimeout,
-                        json!({ "approval_id": approval_id, "timeout_secs": timeout_secs }),
+                        EventPayload::ApprovalTimeout(ApprovalTimeoutPayload {
+                            approval_id: approval_id.clone(),
+                            timeout_secs,
+                        }),
                     ),
                     event(
                         thread_id,
                         turn_id,
-                        EventName::ApprovalDecided,
-                        json!({ "approval_id": approval_id, "decision": "deny", "timeout": true }),
+                        decided(&approval_id, Decision::Deny, |p| p.timeout = Some(true)),
                     ),
                 ]
             })
@@ -132,8 +135,7 @@ impl Approvals {
         tx.append(event(
             thread_id,
             turn_id,
-            EventName::ApprovalDecided,
-            json!({ "approval_id": approval_id, "decision": decision, "remember": remember }),
+            decided(approval_id, decision, |p| p.remember = Some(remember)),
         ))
         .await?;
         if remember && decision == Decision::Allow {
@@ -145,8 +147,10 @@ impl Approvals {
                     let record = protocol::ThreadRecord::from(thread);
                     tx.append(NewEvent::thread(
                         thread_id,
-                        EventName::ThreadUpdated,
-                        json!({ "thread": record, "changed": ["auto_approve"] }),
+                        EventPayload::ThreadUpdated(ThreadUpdatedPayload {
+                            thread: record,
+                            changed: vec!["auto_approve".into()],
+                        }),
                     ))
                     .await?;
                 }
@@ -182,10 +186,32 @@ impl Approvals {
                 vec![event(
                     &waiting.thread_id,
                     &waiting.turn_id,
-                    EventName::ApprovalDecided,
-                    json!({ "approval_id": id, "decision": "deny", "canceled": true, "terminal": true }),
+                    decided(id, Decision::Deny, |p| {
+                        p.canceled = Some(true);
+                        p.terminal = Some(true);
+                    }),
                 )]
             })
             .await
     }
+}
+
+/// `approval.decided` with `decision`, and `extra` filled in.
+pub(crate) fn decided(
+    approval_id: &str,
+    decision: Decision,
+    extra: impl FnOnce(&mut ApprovalDecidedPayload),
+) -> EventPayload {
+    let mut payload = ApprovalDecidedPayload {
+        approval_id: approval_id.to_string(),
+        decision,
+        remember: None,
+        auto: None,
+        timeout: None,
+        canceled: None,
+        terminal: None,
+        recovered: None,
+    };
+    extra(&mut payload);
+    EventPayload::ApprovalDecided(payload)
 }

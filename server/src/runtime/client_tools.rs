@@ -14,9 +14,10 @@ use crate::{
     store::{Store, StoreError},
 };
 use protocol::{
-    DynamicToolCall, DynamicToolResult, DynamicToolSpec, EventName, ToolResultAccepted,
+    DynamicToolCall, DynamicToolResult, DynamicToolSpec, EventPayload, ToolCallRequestedPayload,
+    ToolCallSettledPayload, ToolResultAccepted,
 };
-use serde_json::{json, Value};
+use serde_json::Value;
 use std::{collections::HashSet, sync::Arc, time::Duration};
 
 /// Calls that may wait at once in one thread.
@@ -81,29 +82,26 @@ impl ClientTools {
             arguments,
         };
         let call_id = call.call_id.clone();
-        let mut view = serde_json::to_value(&call).unwrap_or_default();
-        view["id"] = json!(call_id);
         let ask = Ask {
             id: call_id.clone(),
             thread_id: thread_id.to_string(),
             turn_id: turn_id.to_string(),
-            event: EventName::ToolCallRequested,
-            view,
+            announce: EventPayload::ToolCallRequested(ToolCallRequestedPayload {
+                id: call_id.clone(),
+                call,
+            }),
         };
         let timeout_secs = self.timeout.as_secs();
         let limit = Some(MAX_PENDING_PER_THREAD);
         let waited = self
             .pending
             .ask(ask, limit, self.timeout, |w| {
+                let mut payload = settled(&call_id, w, "timeout");
+                payload.timeout_secs = Some(timeout_secs);
                 vec![event(
                     thread_id,
                     turn_id,
-                    EventName::ToolCallTimeout,
-                    lifecycle(
-                        &call_id,
-                        w,
-                        json!({ "status": "timeout", "timeout_secs": timeout_secs }),
-                    ),
+                    EventPayload::ToolCallTimeout(payload),
                 )]
             })
             .await?;
@@ -137,18 +135,15 @@ impl ClientTools {
             if waiting.thread_id != thread_id || waiting.turn_id != turn_id {
                 return Err(not_found());
             }
-            let payload = lifecycle(
-                &call_id,
-                waiting,
-                json!({ "status": "resolved", "success": result.success, "result_accepted": true }),
-            );
+            let mut payload = settled(&call_id, waiting, "resolved");
+            payload.success = Some(result.success);
+            payload.result_accepted = Some(true);
             tools
                 .pending
                 .commit(vec![event(
                     &thread_id,
                     &turn_id,
-                    EventName::ToolCallResolved,
-                    payload,
+                    EventPayload::ToolCallResolved(payload),
                 )])
                 .await?;
             claim.settle(Some(result));
@@ -168,49 +163,59 @@ impl ClientTools {
     pub async fn cancel_turn(&self, turn_id: &str, reason: &str) -> Result<usize, StoreError> {
         self.pending
             .cancel_turn(turn_id, |id, waiting| {
+                let mut payload = settled(id, waiting, "canceled");
+                payload.reason = Some(reason.to_string());
+                payload.terminal = Some(true);
                 vec![event(
                     &waiting.thread_id,
                     &waiting.turn_id,
-                    EventName::ToolCallCanceled,
-                    lifecycle(
-                        id,
-                        waiting,
-                        json!({ "status": "canceled", "reason": reason, "terminal": true }),
-                    ),
+                    EventPayload::ToolCallCanceled(payload),
                 )]
             })
             .await
     }
 }
 
-/// A terminal event's payload: the call's identifiers plus `extra`.
-fn lifecycle<A>(call_id: &str, waiting: &super::pending::Waiting<A>, extra: Value) -> Value {
-    let mut payload = json!({
-        "thread_id": waiting.thread_id,
-        "turn_id": waiting.turn_id,
-        "call_id": call_id,
-        "namespace": waiting.view["namespace"],
-        "tool": waiting.view["tool"],
-    });
-    if let (Some(target), Some(extra)) = (payload.as_object_mut(), extra.as_object()) {
-        target.extend(extra.clone());
+/// A terminal event's payload: the call's identifiers and `status`.
+fn settled<A>(
+    call_id: &str,
+    waiting: &super::pending::Waiting<A>,
+    status: &str,
+) -> ToolCallSettledPayload {
+    let text = |key: &str| waiting.view[key].as_str().map(str::to_string);
+    ToolCallSettledPayload {
+        thread_id: waiting.thread_id.clone(),
+        turn_id: waiting.turn_id.clone(),
+        call_id: call_id.to_string(),
+        namespace: text("namespace"),
+        tool: text("tool").unwrap_or_default(),
+        status: status.to_string(),
+        success: None,
+        result_accepted: None,
+        timeout_secs: None,
+        reason: None,
+        terminal: None,
+        recovered: None,
     }
-    payload
 }
 
 /// The payload of `tool_call.canceled` for a call found unsettled after a
 /// restart.
-pub fn canceled_by_restart(requested: &Value) -> Value {
-    json!({
-        "thread_id": requested["thread_id"],
-        "turn_id": requested["turn_id"],
-        "call_id": requested["call_id"],
-        "namespace": requested["namespace"],
-        "tool": requested["tool"],
-        "status": "canceled",
-        "reason": "process_restart",
-        "terminal": true,
-        "recovered": true,
+pub fn canceled_by_restart(requested: &Value) -> EventPayload {
+    let text = |key: &str| requested[key].as_str().map(str::to_string);
+    EventPayload::ToolCallCanceled(ToolCallSettledPayload {
+        thread_id: text("thread_id").unwrap_or_default(),
+        turn_id: text("turn_id").unwrap_or_default(),
+        call_id: text("call_id").unwrap_or_default(),
+        namespace: text("namespace"),
+        tool: text("tool").unwrap_or_default(),
+        status: "canceled".into(),
+        success: None,
+        result_accepted: None,
+        timeout_secs: None,
+        reason: Some("process_restart".into()),
+        terminal: Some(true),
+        recovered: Some(true),
     })
 }
 
@@ -283,6 +288,7 @@ pub fn merge(thread: &[DynamicToolSpec], turn: &[DynamicToolSpec]) -> Vec<Dynami
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
 
     fn spec(namespace: Option<&str>, name: &str) -> DynamicToolSpec {
         DynamicToolSpec {

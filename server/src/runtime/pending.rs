@@ -13,7 +13,7 @@ use crate::{
     runtime::error::RuntimeError,
     store::{NewEvent, Store, StoreError},
 };
-use protocol::EventName;
+use protocol::EventPayload;
 use serde_json::Value;
 use std::{collections::HashMap, sync::Arc, time::Duration};
 use tokio::sync::{oneshot, Mutex, OwnedMutexGuard};
@@ -54,8 +54,7 @@ pub struct Ask {
     pub id: String,
     pub thread_id: String,
     pub turn_id: String,
-    pub event: EventName,
-    pub view: Value,
+    pub announce: EventPayload,
 }
 
 impl<A: Send + 'static> PendingSet<A> {
@@ -79,8 +78,9 @@ impl<A: Send + 'static> PendingSet<A> {
         timeout: Duration,
         on_timeout: impl FnOnce(&Waiting<A>) -> Vec<NewEvent>,
     ) -> Result<Option<Waited<A>>, StoreError> {
-        let announce = turn_event(&ask.thread_id, &ask.turn_id, ask.event, ask.view.clone());
-        let waiting = (ask.thread_id, ask.turn_id, ask.view);
+        let view = ask.announce.clone().into_value();
+        let announce = NewEvent::turn(&ask.thread_id, &ask.turn_id, ask.announce);
+        let waiting = (ask.thread_id, ask.turn_id, view);
         let opened = self.open(&ask.id, waiting, vec![announce], per_thread_limit);
         let Ok(receiver) = opened.await? else {
             return Ok(None);
@@ -253,12 +253,6 @@ pub async fn detached<V: Send + 'static>(
 }
 
 /// A request or lifecycle event of one turn.
-pub fn turn_event(thread_id: &str, turn_id: &str, name: EventName, payload: Value) -> NewEvent {
-    NewEvent {
-        thread_id: thread_id.to_string(),
-        turn_id: Some(turn_id.to_string()),
-        item_id: None,
-        event: name,
-        payload,
-    }
+pub fn turn_event(thread_id: &str, turn_id: &str, payload: EventPayload) -> NewEvent {
+    NewEvent::turn(thread_id, turn_id, payload)
 }

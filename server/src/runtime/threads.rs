@@ -8,10 +8,9 @@ use crate::{
 };
 use futures::future::join_all;
 use protocol::{
-    CreateThread, EventName, ListThreads, Mode, PatchThread, ThreadDetail, ThreadRecord,
-    ThreadSummary,
+    CreateThread, EventPayload, ListThreads, Mode, PatchThread, ThreadDetail, ThreadForkedPayload,
+    ThreadRecord, ThreadStartedPayload, ThreadSummary, ThreadUpdatedPayload,
 };
-use serde_json::json;
 use std::{collections::HashMap, path::Path};
 
 const MAX_TITLE_CHARS: usize = 160;
@@ -82,8 +81,9 @@ pub async fn create(
     store::threads::insert(tx.conn(), &row).await?;
     tx.append(NewEvent::thread(
         &row.id,
-        EventName::ThreadStarted,
-        json!({ "thread": record }),
+        EventPayload::ThreadStarted(ThreadStartedPayload {
+            thread: record.clone(),
+        }),
     ))
     .await?;
     tx.commit().await?;
@@ -234,8 +234,10 @@ pub async fn patch(
     let record = ThreadRecord::from(row);
     tx.append(NewEvent::thread(
         id,
-        EventName::ThreadUpdated,
-        json!({ "thread": record, "changed": changed }),
+        EventPayload::ThreadUpdated(ThreadUpdatedPayload {
+            thread: record.clone(),
+            changed: changed.into_iter().map(str::to_string).collect(),
+        }),
     ))
     .await?;
     tx.commit().await?;
@@ -342,8 +344,10 @@ pub async fn fork(store: &Store, id: &str) -> Result<ThreadRecord, RuntimeError>
     let record = ThreadRecord::from(fork);
     tx.append(NewEvent::thread(
         &record.id,
-        EventName::ThreadForked,
-        json!({ "thread": record, "source_thread_id": source_id }),
+        EventPayload::ThreadForked(ThreadForkedPayload {
+            thread: record.clone(),
+            source_thread_id: source_id.to_string(),
+        }),
     ))
     .await?;
     tx.commit().await?;

@@ -7,7 +7,7 @@ use crate::{
     clock,
     store::{self, NewEvent, Store, StoreError},
 };
-use protocol::{EventName, ItemKind, ItemStatus, TurnItemRecord};
+use protocol::{EventPayload, ItemDeltaPayload, ItemKind, ItemPayload, ItemStatus, TurnItemRecord};
 use serde_json::json;
 use std::{collections::HashMap, sync::Arc, time::Duration};
 use tokio::{sync::mpsc, task::JoinHandle, time::Instant};
@@ -32,11 +32,11 @@ impl ItemEnd {
         }
     }
 
-    fn event(self) -> EventName {
+    fn event(self) -> fn(ItemPayload) -> EventPayload {
         match self {
-            ItemEnd::Completed => EventName::ItemCompleted,
-            ItemEnd::Failed => EventName::ItemFailed,
-            ItemEnd::Interrupted => EventName::ItemInterrupted,
+            ItemEnd::Completed => EventPayload::ItemCompleted,
+            ItemEnd::Failed => EventPayload::ItemFailed,
+            ItemEnd::Interrupted => EventPayload::ItemInterrupted,
         }
     }
 }
@@ -192,14 +192,12 @@ async fn flush(
     };
     let mut tx = store.begin_write().await?;
     store::turns::append_item_text(tx.conn(), &item_id, &text).await?;
-    tx.append(NewEvent {
-        thread_id: thread_id.to_string(),
-        turn_id: Some(item.turn_id.clone()),
-        item_id: Some(item_id.clone()),
-        event: EventName::ItemDelta,
-        payload: json!({ "delta": text, "kind": item.kind }),
-    })
-    .await?;
+    let payload = EventPayload::ItemDelta(ItemDeltaPayload {
+        delta: text.clone(),
+        kind: item.kind,
+    });
+    tx.append(NewEvent::item(thread_id, &item.turn_id, &item_id, payload))
+        .await?;
     tx.commit().await?;
     item.detail.get_or_insert_with(String::new).push_str(&text);
     Ok(())
@@ -212,7 +210,10 @@ async fn apply(
     report: Report,
 ) -> Result<(), StoreError> {
     let (item, event) = match report {
-        Report::Start(item) => (item, EventName::ItemStarted),
+        Report::Start(item) => (
+            item,
+            EventPayload::ItemStarted as fn(ItemPayload) -> EventPayload,
+        ),
         Report::End {
             item_id,
             end,
@@ -237,14 +238,9 @@ async fn apply(
     };
     let mut tx = store.begin_write().await?;
     store::turns::upsert_item(tx.conn(), thread_id, &item).await?;
-    tx.append(NewEvent {
-        thread_id: thread_id.to_string(),
-        turn_id: Some(item.turn_id.clone()),
-        item_id: Some(item.id.clone()),
-        event,
-        payload: json!({ "item": item }),
-    })
-    .await?;
+    let payload = event(ItemPayload { item: item.clone() });
+    tx.append(NewEvent::item(thread_id, &item.turn_id, &item.id, payload))
+        .await?;
     tx.commit().await?;
     items.insert(item.id.clone(), item);
     Ok(())

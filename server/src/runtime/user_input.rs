@@ -12,8 +12,11 @@ use crate::{
     runtime::error::RuntimeError,
     store::{Store, StoreError},
 };
-use protocol::{Answer, AnswerUserInput, EventName, UserInputAnswered, UserInputRequest};
-use serde_json::{json, Value};
+use protocol::{
+    Answer, AnswerUserInput, EventPayload, UserInputAnswered, UserInputAnsweredPayload,
+    UserInputCanceledPayload, UserInputRequest, UserInputRequiredPayload,
+};
+use serde_json::Value;
 use std::{collections::HashSet, sync::Arc, time::Duration};
 
 const MAX_QUESTIONS: usize = 20;
@@ -49,16 +52,17 @@ impl UserInputs {
         request: UserInputRequest,
     ) -> Result<Reply, StoreError> {
         let input_id = ids::new("input_");
-        let view = json!({
-            "id": input_id, "input_id": input_id, "thread_id": thread_id,
-            "turn_id": turn_id, "request": request,
-        });
         let ask = Ask {
             id: input_id.clone(),
             thread_id: thread_id.to_string(),
             turn_id: turn_id.to_string(),
-            event: EventName::UserInputRequired,
-            view,
+            announce: EventPayload::UserInputRequired(UserInputRequiredPayload {
+                id: input_id.clone(),
+                input_id: input_id.clone(),
+                thread_id: thread_id.to_string(),
+                turn_id: turn_id.to_string(),
+                request,
+            }),
         };
         let timeout_secs = self.timeout.as_secs();
         let waited = self
@@ -67,8 +71,9 @@ impl UserInputs {
                 vec![event(
                     thread_id,
                     turn_id,
-                    EventName::UserInputCanceled,
-                    json!({ "id": input_id, "input_id": input_id, "reason": "timeout", "timeout_secs": timeout_secs }),
+                    canceled(&input_id, "timeout", |p| {
+                        p.timeout_secs = Some(timeout_secs)
+                    }),
                 )]
             })
             .await?;
@@ -112,8 +117,10 @@ impl UserInputs {
             .commit(vec![event(
                 thread_id,
                 &turn_id,
-                EventName::UserInputAnswered,
-                json!({ "id": input_id, "input_id": input_id }),
+                EventPayload::UserInputAnswered(UserInputAnsweredPayload {
+                    id: input_id.to_string(),
+                    input_id: input_id.to_string(),
+                }),
             )])
             .await?;
         let delivered = claim.settle(Some(answers));
@@ -135,12 +142,29 @@ impl UserInputs {
                 vec![event(
                     &waiting.thread_id,
                     &waiting.turn_id,
-                    EventName::UserInputCanceled,
-                    json!({ "id": id, "input_id": id, "reason": "turn_ended", "terminal": true }),
+                    canceled(id, "turn_ended", |p| p.terminal = Some(true)),
                 )]
             })
             .await
     }
+}
+
+/// `user_input.canceled` for `reason`, with `extra` filled in.
+pub(crate) fn canceled(
+    input_id: &str,
+    reason: &str,
+    extra: impl FnOnce(&mut UserInputCanceledPayload),
+) -> EventPayload {
+    let mut payload = UserInputCanceledPayload {
+        id: input_id.to_string(),
+        input_id: input_id.to_string(),
+        reason: reason.to_string(),
+        timeout_secs: None,
+        terminal: None,
+        recovered: None,
+    };
+    extra(&mut payload);
+    EventPayload::UserInputCanceled(payload)
 }
 
 /// Checks what the model asked: ids present and unique, text present,

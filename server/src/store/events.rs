@@ -1,28 +1,46 @@
 //! The append-only event log.
 
 use super::{Committed, StoreError, WriteTx};
-use protocol::EventName;
+use protocol::{EventName, EventPayload};
 use sqlx::SqlitePool;
 
 /// An event to append; `seq` and `timestamp` are assigned by the store.
+/// Its payload is typed, so the name and the payload's shape always agree
+/// with the OpenAPI document.
 #[derive(Clone, Debug)]
 pub struct NewEvent {
     pub thread_id: String,
     pub turn_id: Option<String>,
     pub item_id: Option<String>,
-    pub event: EventName,
-    pub payload: serde_json::Value,
+    pub payload: EventPayload,
 }
 
 impl NewEvent {
-    pub fn thread(thread_id: &str, event: EventName, payload: serde_json::Value) -> Self {
+    pub fn thread(thread_id: &str, payload: EventPayload) -> Self {
         Self {
             thread_id: thread_id.to_string(),
             turn_id: None,
             item_id: None,
-            event,
             payload,
         }
+    }
+
+    pub fn turn(thread_id: &str, turn_id: &str, payload: EventPayload) -> Self {
+        Self {
+            turn_id: Some(turn_id.to_string()),
+            ..Self::thread(thread_id, payload)
+        }
+    }
+
+    pub fn item(thread_id: &str, turn_id: &str, item_id: &str, payload: EventPayload) -> Self {
+        Self {
+            item_id: Some(item_id.to_string()),
+            ..Self::turn(thread_id, turn_id, payload)
+        }
+    }
+
+    pub fn event(&self) -> EventName {
+        self.payload.name()
     }
 }
 
@@ -42,7 +60,8 @@ impl WriteTx<'_> {
     /// Appends inside this transaction and returns the allocated seq.
     pub async fn append(&mut self, event: NewEvent) -> Result<i64, StoreError> {
         let seq = self.seqs.allocate()?;
-        let payload = serde_json::to_string(&event.payload)
+        let name = event.event();
+        let payload = serde_json::to_string(&event.payload.into_value())
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
         sqlx::query(
             "INSERT INTO events (seq, thread_id, turn_id, item_id, event, timestamp, payload)
@@ -52,7 +71,7 @@ impl WriteTx<'_> {
         .bind(&event.thread_id)
         .bind(&event.turn_id)
         .bind(&event.item_id)
-        .bind(event.event.as_str())
+        .bind(name.as_str())
         .bind(crate::clock::now())
         .bind(payload)
         .execute(&mut *self.tx)

@@ -340,7 +340,19 @@ impl EventReader {
             .unwrap_or_else(|_| panic!("waited 10 s for {what}, and no event came"))
             .unwrap_or_else(|| panic!("the stream ended while waiting for {what}"))
             .expect("well-formed SSE");
-        let envelope = serde_json::from_str(&event.data).expect("JSON envelope");
+        let envelope: serde_json::Value = serde_json::from_str(&event.data).expect("JSON envelope");
+        // Every event any test reads must be exactly what the OpenAPI
+        // document says its name carries.
+        assert_eq!(
+            envelope["event"],
+            event.event.as_str(),
+            "SSE name = envelope event"
+        );
+        if let Err(mismatch) =
+            protocol::EventPayload::decode_exact(&event.event, &envelope["payload"])
+        {
+            panic!("{mismatch}");
+        }
         (event.id, event.event, envelope)
     }
 

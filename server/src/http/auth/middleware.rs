@@ -22,7 +22,8 @@ use tower_sessions::{Expiry, Session};
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Access {
-    /// Health, runtime info, the sign-in and pairing exchanges.
+    /// Health, runtime info, the OpenAPI document, the sign-in and pairing
+    /// exchanges.
     Public,
     /// `/v1/*` and server functions under `/api/`.
     Protected,
@@ -32,7 +33,7 @@ enum Access {
 
 fn classify(path: &str) -> Access {
     match path {
-        "/health" | "/v1/runtime/info" => Access::Public,
+        "/health" | "/v1/runtime/info" | "/v1/openapi.json" => Access::Public,
         _ if path.starts_with("/__codewhale/") => Access::Public,
         "/v1" | "/api" => Access::Protected,
         _ if path.starts_with("/v1/") || path.starts_with("/api/") => Access::Protected,
@@ -183,6 +184,7 @@ mod tests {
     fn routes_are_classified() {
         assert_eq!(classify("/health"), Access::Public);
         assert_eq!(classify("/v1/runtime/info"), Access::Public);
+        assert_eq!(classify("/v1/openapi.json"), Access::Public);
         assert_eq!(classify("/__codewhale/bootstrap/x"), Access::Public);
         assert_eq!(classify("/__codewhale/pair/x"), Access::Public);
         assert_eq!(classify("/v1/threads"), Access::Protected);

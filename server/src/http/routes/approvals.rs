@@ -5,13 +5,21 @@ use crate::http::{
     extract::{Json, Path},
     state::AppState,
 };
-use axum::{extract::State, routing::post, Router};
-use protocol::{ApprovalDecided, DecideApproval};
+use axum::extract::State;
+use protocol::{ApprovalDecided, DecideApproval, ErrorEnvelope};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/approvals/{approval_id}", post(decide))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(decide))
 }
 
+/// Answers an `approval.required`; `approval.decided` records it.
+#[utoipa::path(post, path = "/v1/approvals/{approval_id}", tag = "approvals", operation_id = "decideApproval",
+    params(("approval_id" = String, Path, description = "From `approval.required`")),
+    request_body = DecideApproval,
+    responses(
+        (status = 200, description = "Recorded", body = ApprovalDecided),
+        (status = 404, description = "No pending approval with this id (unknown or already settled)", body = ErrorEnvelope)))]
 async fn decide(
     State(state): State<AppState>,
     Path(approval_id): Path<String>,

@@ -9,19 +9,17 @@ use crate::http::{
     state::AppState,
 };
 use crate::runtime::devices::Manager;
-use axum::{
-    extract::State,
-    http::StatusCode,
-    routing::{get, patch, post},
-    Router,
+use axum::{extract::State, http::StatusCode};
+use protocol::{
+    CreatePairing, DeviceRecord, DeviceRevoked, ErrorEnvelope, PairingCreated, PatchDevice,
 };
-use protocol::{CreatePairing, DeviceRecord, DeviceRevoked, PairingCreated, PatchDevice};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/devices", get(list))
-        .route("/v1/devices/pairings", post(create_pairing))
-        .route("/v1/devices/{id}", patch(rename).delete(revoke))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(create_pairing))
+        .routes(routes!(rename, revoke))
 }
 
 /// Who is asking, as a device manager.
@@ -58,6 +56,11 @@ impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Caller {
     }
 }
 
+/// Paired devices: all of them for the computer, itself for a device.
+#[utoipa::path(get, path = "/v1/devices", tag = "devices", operation_id = "listDevices",
+    responses(
+        (status = 200, description = "The devices", body = Vec<DeviceRecord>),
+        (status = 403, description = "The caller is neither the computer nor a paired device", body = ErrorEnvelope)))]
 async fn list(
     State(state): State<AppState>,
     caller: Caller,
@@ -67,6 +70,14 @@ async fn list(
     ))
 }
 
+/// Renames a device (the computer: any; a device: itself).
+#[utoipa::path(patch, path = "/v1/devices/{id}", tag = "devices", operation_id = "renameDevice",
+    params(("id" = String, Path, description = "Device id")),
+    request_body = PatchDevice,
+    responses(
+        (status = 200, description = "The device", body = DeviceRecord),
+        (status = 403, description = "Not the computer, and not this device", body = ErrorEnvelope),
+        (status = 404, description = "No such device", body = ErrorEnvelope)))]
 async fn rename(
     State(state): State<AppState>,
     caller: Caller,
@@ -81,6 +92,13 @@ async fn rename(
     Ok(axum::Json(renamed))
 }
 
+/// Revokes a device: its session ends and its open streams close at once.
+#[utoipa::path(delete, path = "/v1/devices/{id}", tag = "devices", operation_id = "revokeDevice",
+    params(("id" = String, Path, description = "Device id")),
+    responses(
+        (status = 200, description = "Revoked", body = DeviceRevoked),
+        (status = 403, description = "Not the computer, and not this device", body = ErrorEnvelope),
+        (status = 404, description = "No such device", body = ErrorEnvelope)))]
 async fn revoke(
     State(state): State<AppState>,
     caller: Caller,
@@ -94,6 +112,14 @@ async fn revoke(
     Ok(axum::Json(DeviceRevoked { id, revoked: true }))
 }
 
+/// Mints a one-time pairing link (and its QR code) for a phone. Only the
+/// computer may; the server must run with `--mobile`.
+#[utoipa::path(post, path = "/v1/devices/pairings", tag = "devices", operation_id = "createPairing",
+    request_body = CreatePairing,
+    responses(
+        (status = 201, description = "The link, its QR code and expiry", body = PairingCreated),
+        (status = 403, description = "Only the computer mints pairing links", body = ErrorEnvelope),
+        (status = 404, description = "This server does not pair phones (no --mobile)", body = ErrorEnvelope)))]
 async fn create_pairing(
     State(state): State<AppState>,
     caller: Caller,

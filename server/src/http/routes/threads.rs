@@ -12,25 +12,31 @@ use axum::{
     extract::State,
     http::{HeaderMap, StatusCode},
     response::sse::{Event, KeepAlive, Sse},
-    routing::{get, post},
-    Router,
 };
 use futures::Stream;
-use protocol::{CreateThread, ListThreads, PatchThread, ThreadDetail, ThreadRecord, ThreadSummary};
+use protocol::{
+    CreateThread, ErrorEnvelope, ListThreads, PatchThread, ThreadDetail, ThreadRecord,
+    ThreadSummary,
+};
 use serde::Deserialize;
 use std::{convert::Infallible, time::Duration};
 use tokio_stream::{wrappers::ReceiverStream, StreamExt};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/threads", get(list).post(create))
-        .route("/v1/threads/summary", get(summary))
-        .route("/v1/threads/{id}", get(detail).patch(patch))
-        .route("/v1/threads/{id}/events", get(events))
-        .route("/v1/threads/{id}/fork", post(fork))
-        .route("/v1/threads/{id}/resume", post(resume))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list, create))
+        .routes(routes!(summary))
+        .routes(routes!(detail, patch))
+        .routes(routes!(events))
+        .routes(routes!(fork))
+        .routes(routes!(resume))
 }
 
+/// Threads, newest first.
+#[utoipa::path(get, path = "/v1/threads", tag = "threads", operation_id = "listThreads",
+    params(ListThreads),
+    responses((status = 200, description = "The threads", body = Vec<ThreadRecord>)))]
 async fn list(
     State(state): State<AppState>,
     Query(query): Query<ListThreads>,
@@ -38,6 +44,10 @@ async fn list(
     Ok(axum::Json(state.runtime.list_threads(&query).await?))
 }
 
+/// Threads with their git facts (branch, head, dirty) and latest turn.
+#[utoipa::path(get, path = "/v1/threads/summary", tag = "threads", operation_id = "listThreadSummaries",
+    params(ListThreads),
+    responses((status = 200, description = "One row per thread", body = Vec<ThreadSummary>)))]
 async fn summary(
     State(state): State<AppState>,
     Query(query): Query<ListThreads>,
@@ -45,6 +55,10 @@ async fn summary(
     Ok(axum::Json(state.runtime.thread_summaries(&query).await?))
 }
 
+/// Creates a thread (`thread.started` is its first event).
+#[utoipa::path(post, path = "/v1/threads", tag = "threads", operation_id = "createThread",
+    request_body = CreateThread,
+    responses((status = 201, description = "The new thread", body = ThreadRecord)))]
 async fn create(
     State(state): State<AppState>,
     Json(request): Json<CreateThread>,
@@ -53,6 +67,13 @@ async fn create(
     Ok((StatusCode::CREATED, axum::Json(thread)))
 }
 
+/// The thread's snapshot: records, items, pending requests and the
+/// `latest_seq` to subscribe from.
+#[utoipa::path(get, path = "/v1/threads/{id}", tag = "threads", operation_id = "getThread",
+    params(("id" = String, Path, description = "Thread id")),
+    responses(
+        (status = 200, description = "The snapshot", body = ThreadDetail),
+        (status = 404, description = "No such thread", body = ErrorEnvelope)))]
 async fn detail(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -60,6 +81,13 @@ async fn detail(
     Ok(axum::Json(state.runtime.thread(&id).await?))
 }
 
+/// Renames, archives or changes a thread's settings.
+#[utoipa::path(patch, path = "/v1/threads/{id}", tag = "threads", operation_id = "updateThread",
+    params(("id" = String, Path, description = "Thread id")),
+    request_body = PatchThread,
+    responses(
+        (status = 200, description = "The thread as it is now", body = ThreadRecord),
+        (status = 404, description = "No such thread", body = ErrorEnvelope)))]
 async fn patch(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -68,6 +96,12 @@ async fn patch(
     Ok(axum::Json(state.runtime.patch_thread(&id, request).await?))
 }
 
+/// Copies a thread's completed history into a new thread.
+#[utoipa::path(post, path = "/v1/threads/{id}/fork", tag = "threads", operation_id = "forkThread",
+    params(("id" = String, Path, description = "Thread id")),
+    responses(
+        (status = 201, description = "The new thread", body = ThreadRecord),
+        (status = 404, description = "No such thread", body = ErrorEnvelope)))]
 async fn fork(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -78,6 +112,12 @@ async fn fork(
     ))
 }
 
+/// Brings a thread back to active work (unarchives it).
+#[utoipa::path(post, path = "/v1/threads/{id}/resume", tag = "threads", operation_id = "resumeThread",
+    params(("id" = String, Path, description = "Thread id")),
+    responses(
+        (status = 200, description = "The thread", body = ThreadRecord),
+        (status = 404, description = "No such thread", body = ErrorEnvelope)))]
 async fn resume(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -85,15 +125,29 @@ async fn resume(
     Ok(axum::Json(state.runtime.resume_thread(&id).await?))
 }
 
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
 struct EventsQuery {
+    /// Replay events after this seq, then follow live. Wins over `Last-Event-ID`.
     since_seq: Option<i64>,
+    /// Replay only the newest this-many events after the cursor (0–1000);
+    /// the first event's `previous_seq` then shows what was skipped.
     replay_limit: Option<i64>,
 }
 
 /// SSE. The cursor is `since_seq`, else `Last-Event-ID` (what a browser's
 /// EventSource sends when it reconnects), else 0.
+#[utoipa::path(get, path = "/v1/threads/{id}/events", tag = "events", operation_id = "streamThreadEvents",
+    description = include_str!("../openapi/events.md"),
+    params(
+        ("id" = String, Path, description = "Thread id"),
+        EventsQuery,
+        ("Last-Event-ID" = Option<String>, Header, description = "The last seq received (browsers' EventSource sends it on reconnect)")),
+    responses(
+        (status = 200, description = "The event stream: one SSE frame per event (`id:` = seq, `event:` = name, `data:` = the envelope as JSON), `: keep-alive` comments every 15 s",
+            content_type = "text/event-stream", body = crate::http::openapi::StreamEvent),
+        (status = 404, description = "No such thread", body = ErrorEnvelope)))]
 async fn events(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -5,20 +5,26 @@ use crate::http::{
     extract::{Json, Path},
     state::AppState,
 };
-use axum::{body::Bytes, extract::State, http::StatusCode, routing::post, Router};
-use protocol::{CompactThread, StartTurn, SteerTurn, TurnRecord, TurnStarted};
+use axum::{body::Bytes, extract::State, http::StatusCode};
+use protocol::{CompactThread, ErrorEnvelope, StartTurn, SteerTurn, TurnRecord, TurnStarted};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn router() -> Router<AppState> {
-    Router::new()
-        .route("/v1/threads/{id}/turns", post(start))
-        .route("/v1/threads/{id}/turns/{turn_id}/steer", post(steer))
-        .route(
-            "/v1/threads/{id}/turns/{turn_id}/interrupt",
-            post(interrupt),
-        )
-        .route("/v1/threads/{id}/compact", post(compact))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(start))
+        .routes(routes!(steer))
+        .routes(routes!(interrupt))
+        .routes(routes!(compact))
 }
 
+/// Starts a turn; follow it on the thread's event stream.
+#[utoipa::path(post, path = "/v1/threads/{id}/turns", tag = "turns", operation_id = "startTurn",
+    params(("id" = String, Path, description = "Thread id")),
+    request_body = StartTurn,
+    responses(
+        (status = 201, description = "The turn, queued", body = TurnStarted),
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 409, description = "The thread already has a turn running", body = ErrorEnvelope)))]
 async fn start(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -30,6 +36,14 @@ async fn start(
     ))
 }
 
+/// Adds a message to a running turn; the model reads it at its next step.
+#[utoipa::path(post, path = "/v1/threads/{id}/turns/{turn_id}/steer", tag = "turns", operation_id = "steerTurn",
+    params(("id" = String, Path, description = "Thread id"), ("turn_id" = String, Path, description = "Turn id")),
+    request_body = SteerTurn,
+    responses(
+        (status = 200, description = "The turn", body = TurnRecord),
+        (status = 404, description = "No such turn in this thread", body = ErrorEnvelope),
+        (status = 409, description = "The turn is not running", body = ErrorEnvelope)))]
 async fn steer(
     State(state): State<AppState>,
     Path((id, turn_id)): Path<(String, String)>,
@@ -40,6 +54,13 @@ async fn steer(
     ))
 }
 
+/// Asks a running turn to stop; `turn.completed` (interrupted) follows.
+#[utoipa::path(post, path = "/v1/threads/{id}/turns/{turn_id}/interrupt", tag = "turns", operation_id = "interruptTurn",
+    params(("id" = String, Path, description = "Thread id"), ("turn_id" = String, Path, description = "Turn id")),
+    responses(
+        (status = 200, description = "The turn", body = TurnRecord),
+        (status = 404, description = "No such turn in this thread", body = ErrorEnvelope),
+        (status = 409, description = "The turn is not running", body = ErrorEnvelope)))]
 async fn interrupt(
     State(state): State<AppState>,
     Path((id, turn_id)): Path<(String, String)>,
@@ -51,6 +72,13 @@ async fn interrupt(
 
 /// 202: the compaction runs as a turn; follow it on the event stream.
 /// The body is optional.
+#[utoipa::path(post, path = "/v1/threads/{id}/compact", tag = "turns", operation_id = "compactThread",
+    params(("id" = String, Path, description = "Thread id")),
+    request_body(content = Option<CompactThread>, description = "Optional; an empty body is fine"),
+    responses(
+        (status = 202, description = "The compaction turn, queued", body = TurnStarted),
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 409, description = "The thread already has a turn running", body = ErrorEnvelope)))]
 async fn compact(
     State(state): State<AppState>,
     Path(id): Path<String>,

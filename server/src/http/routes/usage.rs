@@ -1,13 +1,18 @@
 //! `GET /v1/usage`.
 
 use crate::http::{error::ApiError, extract::Query, state::AppState};
-use axum::{extract::State, routing::get, Json, Router};
+use axum::{extract::State, Json};
 use protocol::{UsageQuery, UsageReport};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/usage", get(report))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(report))
 }
 
+/// Tokens and cost, totalled and grouped.
+#[utoipa::path(get, path = "/v1/usage", tag = "usage", operation_id = "getUsage",
+    params(UsageQuery),
+    responses((status = 200, description = "The report", body = UsageReport)))]
 async fn report(
     State(state): State<AppState>,
     Query(query): Query<UsageQuery>,

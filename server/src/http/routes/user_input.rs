@@ -6,13 +6,23 @@ use crate::http::{
     extract::{Json, Path},
     state::AppState,
 };
-use axum::{extract::State, routing::post, Router};
-use protocol::{AnswerUserInput, UserInputAnswered};
+use axum::extract::State;
+use protocol::{AnswerUserInput, ErrorEnvelope, UserInputAnswered};
+use utoipa_axum::{router::OpenApiRouter, routes};
 
-pub fn router() -> Router<AppState> {
-    Router::new().route("/v1/user-input/{thread_id}/{input_id}", post(answer))
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new().routes(routes!(answer))
 }
 
+/// Answers a `user_input.required`. The answers reach the model and are
+/// never stored.
+#[utoipa::path(post, path = "/v1/user-input/{thread_id}/{input_id}", tag = "user-input", operation_id = "answerUserInput",
+    params(("thread_id" = String, Path, description = "Thread id"), ("input_id" = String, Path, description = "From `user_input.required`")),
+    request_body = AnswerUserInput,
+    responses(
+        (status = 200, description = "Delivered", body = UserInputAnswered),
+        (status = 400, description = "An answer names no question, or a required answer is missing", body = ErrorEnvelope),
+        (status = 404, description = "No such pending question in this thread", body = ErrorEnvelope)))]
 async fn answer(
     State(state): State<AppState>,
     Path((thread_id, input_id)): Path<(String, String)>,

@@ -6,8 +6,9 @@ use crate::{
     runtime::ids,
     store::{self, NewEvent},
 };
-use protocol::{EventName, SteerTurn, TurnRecord};
-use serde_json::json;
+use protocol::{
+    EventPayload, SteerTurn, TurnInterruptRequestedPayload, TurnRecord, TurnSteeredPayload,
+};
 
 impl TurnManager {
     pub async fn steer(
@@ -30,13 +31,15 @@ impl TurnManager {
             .ok_or_else(|| turn_not_found(turn_id))?;
         turn.steer_count += 1;
         store::turns::upsert(tx.conn(), &turn).await?;
-        tx.append(NewEvent {
-            thread_id: thread_id.to_string(),
-            turn_id: Some(turn_id.to_string()),
-            item_id: None,
-            event: EventName::TurnSteered,
-            payload: json!({ "turn_id": turn_id, "prompt": prompt, "steer_count": turn.steer_count }),
-        })
+        tx.append(NewEvent::turn(
+            thread_id,
+            turn_id,
+            EventPayload::TurnSteered(TurnSteeredPayload {
+                turn_id: turn_id.to_string(),
+                prompt: prompt.clone(),
+                steer_count: turn.steer_count,
+            }),
+        ))
         .await?;
         record_user_message(&mut tx, thread_id, turn_id, &prompt).await?;
         tx.commit().await?;
@@ -64,13 +67,13 @@ impl TurnManager {
         drop(conn);
         if !*signal.borrow() {
             let mut tx = self.store.begin_write().await?;
-            tx.append(NewEvent {
-                thread_id: thread_id.to_string(),
-                turn_id: Some(turn_id.to_string()),
-                item_id: None,
-                event: EventName::TurnInterruptRequested,
-                payload: json!({ "turn_id": turn_id }),
-            })
+            tx.append(NewEvent::turn(
+                thread_id,
+                turn_id,
+                EventPayload::TurnInterruptRequested(TurnInterruptRequestedPayload {
+                    turn_id: turn_id.to_string(),
+                }),
+            ))
             .await?;
             tx.commit().await?;
             signal.send_replace(true);

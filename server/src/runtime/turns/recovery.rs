@@ -3,11 +3,15 @@
 
 use super::TurnManager;
 use crate::{
-    runtime::{client_tools, engine::Outcome},
+    runtime::{
+        approvals::{self, Decision},
+        client_tools,
+        engine::Outcome,
+        user_input,
+    },
     store::{self, NewEvent, StoreError},
 };
 use protocol::{EventName, TurnRecord, Usage};
-use serde_json::json;
 use std::time::Duration;
 
 impl TurnManager {
@@ -56,28 +60,22 @@ pub(super) async fn unsettled_requests(
         let Some(id) = request_id(&requested.payload).filter(|id| !settled.contains(id)) else {
             continue;
         };
-        let (name, body) = match EventName::parse(&requested.event) {
-            Some(EventName::ToolCallRequested) => (
-                EventName::ToolCallCanceled,
-                client_tools::canceled_by_restart(&payload),
-            ),
-            Some(EventName::UserInputRequired) => (
-                EventName::UserInputCanceled,
-                json!({ "id": id, "input_id": id, "reason": "process_restart", "terminal": true, "recovered": true }),
-            ),
-            Some(EventName::ApprovalRequired) => (
-                EventName::ApprovalDecided,
-                json!({ "approval_id": id, "decision": "deny", "canceled": true, "terminal": true, "recovered": true }),
-            ),
+        let receipt = match EventName::parse(&requested.event) {
+            Some(EventName::ToolCallRequested) => client_tools::canceled_by_restart(&payload),
+            Some(EventName::UserInputRequired) => {
+                user_input::canceled(&id, "process_restart", |p| {
+                    p.terminal = Some(true);
+                    p.recovered = Some(true);
+                })
+            }
+            Some(EventName::ApprovalRequired) => approvals::decided(&id, Decision::Deny, |p| {
+                p.canceled = Some(true);
+                p.terminal = Some(true);
+                p.recovered = Some(true);
+            }),
             _ => continue,
         };
-        receipts.push(NewEvent {
-            thread_id: turn.thread_id.clone(),
-            turn_id: Some(turn.id.clone()),
-            item_id: None,
-            event: name,
-            payload: body,
-        });
+        receipts.push(NewEvent::turn(&turn.thread_id, &turn.id, receipt));
     }
     Ok(receipts)
 }

@@ -12,9 +12,9 @@ use crate::{
 };
 use futures::FutureExt;
 use protocol::{
-    EventName, ItemStatus, Mode, ThreadRecord, TurnItemRecord, TurnRecord, TurnStatus, Usage,
+    EventPayload, ItemPayload, ItemStatus, Mode, ThreadRecord, TurnItemRecord, TurnPayload,
+    TurnRecord, TurnStatus, Usage,
 };
-use serde_json::json;
 use std::{
     panic::AssertUnwindSafe,
     sync::Arc,
@@ -161,37 +161,28 @@ impl TurnManager {
         } else {
             took.as_millis() as u64
         });
-        let (item_end, end_event) = if status == TurnStatus::Failed {
-            (ItemStatus::Failed, EventName::ItemFailed)
-        } else {
-            (ItemStatus::Interrupted, EventName::ItemInterrupted)
-        };
+        let (item_end, end_event): (_, fn(ItemPayload) -> EventPayload) =
+            if status == TurnStatus::Failed {
+                (ItemStatus::Failed, EventPayload::ItemFailed)
+            } else {
+                (ItemStatus::Interrupted, EventPayload::ItemInterrupted)
+            };
         for mut item in store::turns::open_items(tx.conn(), &turn.id).await? {
             item.status = item_end;
             item.ended_at = Some(now.clone());
             store::turns::upsert_item(tx.conn(), &turn.thread_id, &item).await?;
-            tx.append(NewEvent {
-                thread_id: turn.thread_id.clone(),
-                turn_id: Some(turn.id.clone()),
-                item_id: Some(item.id.clone()),
-                event: end_event,
-                payload: json!({ "item": item }),
-            })
-            .await?;
+            let (thread_id, item_id) = (turn.thread_id.clone(), item.id.clone());
+            let payload = end_event(ItemPayload { item });
+            tx.append(NewEvent::item(&thread_id, &turn.id, &item_id, payload))
+                .await?;
         }
         store::turns::upsert(tx.conn(), &turn).await?;
-        let mut payload = json!({ "turn": turn });
-        if recovered {
-            payload["recovered"] = json!(true);
-        }
-        tx.append(NewEvent {
-            thread_id: turn.thread_id.clone(),
-            turn_id: Some(turn.id.clone()),
-            item_id: None,
-            event: EventName::TurnCompleted,
-            payload,
-        })
-        .await?;
+        let payload = EventPayload::TurnCompleted(TurnPayload {
+            turn: turn.clone(),
+            recovered: recovered.then_some(true),
+        });
+        tx.append(NewEvent::turn(&turn.thread_id, &turn.id, payload))
+            .await?;
         tx.commit().await
     }
 

@@ -14,8 +14,8 @@ use crate::{
     store::{self, NewEvent, StoreError, ThreadRow, WriteTx},
 };
 use protocol::{
-    CompactThread, EventName, ItemKind, ItemStatus, Mode, StartTurn, ThreadRecord, TurnItemRecord,
-    TurnRecord, TurnStarted, TurnStatus, Usage,
+    CompactThread, EventPayload, ItemKind, ItemPayload, ItemStatus, Mode, StartTurn, ThreadRecord,
+    TurnItemRecord, TurnPayload, TurnRecord, TurnStarted, TurnStatus, Usage,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -143,13 +143,14 @@ impl TurnManager {
             thread.preview = Some(truncate(prompt, PREVIEW_CHARS));
         }
         store::threads::update(tx.conn(), thread).await?;
-        tx.append(NewEvent {
-            thread_id: thread.id.clone(),
-            turn_id: Some(turn.id.clone()),
-            item_id: None,
-            event: EventName::TurnStarted,
-            payload: json!({ "turn": turn }),
-        })
+        tx.append(NewEvent::turn(
+            &thread.id,
+            &turn.id,
+            EventPayload::TurnStarted(TurnPayload {
+                turn: turn.clone(),
+                recovered: None,
+            }),
+        ))
         .await?;
         if let TurnInput::Prompt(prompt) = input {
             record_user_message(&mut tx, &thread.id, &turn.id, prompt).await?;
@@ -230,15 +231,11 @@ pub(super) async fn record_user_message(
         ended_at: Some(now),
     };
     store::turns::upsert_item(tx.conn(), thread_id, &item).await?;
-    for event in [EventName::ItemStarted, EventName::ItemCompleted] {
-        tx.append(NewEvent {
-            thread_id: thread_id.to_string(),
-            turn_id: Some(turn_id.to_string()),
-            item_id: Some(item.id.clone()),
-            event,
-            payload: json!({ "item": item }),
-        })
-        .await?;
+    let started = EventPayload::ItemStarted(ItemPayload { item: item.clone() });
+    let completed = EventPayload::ItemCompleted(ItemPayload { item: item.clone() });
+    for payload in [started, completed] {
+        tx.append(NewEvent::item(thread_id, turn_id, &item.id, payload))
+            .await?;
     }
     Ok(())
 }

@@ -1,0 +1,122 @@
+//! The OpenAPI 3.1 document of the runtime API, generated from the code:
+//! each handler's `#[utoipa::path]` attribute registers its route and
+//! describes it at once (`utoipa_axum::routes!`), and every body's schema
+//! is derived from the `protocol` type the handler really sends. What no
+//! attribute can say — the statuses every route shares, the event stream's
+//! one-schema-per-event union — is added here. `GET /v1/openapi.json` and
+//! `codewhale openapi` serve it; `openapi/codewhale-v1.json` is the
+//! committed copy a test holds it to.
+
+mod errors;
+mod events;
+
+pub use events::StreamEvent;
+
+use crate::http::{routes, state::AppState};
+use axum::Router;
+use std::sync::OnceLock;
+use utoipa::{
+    openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme},
+    Modify, OpenApi,
+};
+use utoipa_axum::router::OpenApiRouter;
+
+#[derive(OpenApi)]
+#[openapi(
+    info(
+        title = "codewhale runtime API",
+        description = include_str!("intro.md"),
+        license(name = "MIT", identifier = "MIT"),
+    ),
+    servers((url = "http://127.0.0.1:7878", description = "`codewhale app-server --http` (the port is yours to choose)")),
+    modifiers(&Security),
+    security(
+        ("bearer" = []),
+        ("runtimeTokenHeader" = []),
+        ("deepseekRuntimeTokenHeader" = []),
+        ("runtimeTokenCookie" = []),
+        ("sessionCookie" = []),
+    ),
+    components(schemas(protocol::ErrorEnvelope, protocol::ErrorBody, protocol::EventEnvelope)),
+    tags(
+        (name = "runtime", description = "Health, capabilities and this document (public)"),
+        (name = "threads", description = "Threads: create, list, read, change, fork, resume"),
+        (name = "turns", description = "Turns: start, steer, interrupt, compact"),
+        (name = "events", description = "The thread's durable, replayable event stream (SSE)"),
+        (name = "approvals", description = "Answers to `approval.required`"),
+        (name = "user-input", description = "Answers to `user_input.required`"),
+        (name = "tool-calls", description = "Results of client-executed (dynamic) tools"),
+        (name = "usage", description = "Tokens and cost"),
+        (name = "devices", description = "Phones paired with `--mobile`"),
+    ),
+)]
+struct ApiDoc;
+
+/// The credentials `/v1` accepts (`http/auth/credentials.rs`).
+struct Security;
+
+impl Modify for Security {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let components = openapi.components.get_or_insert_with(Default::default);
+        let header = |name: &str, about: &str| {
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::with_description(name, about)))
+        };
+        let cookie = |name: &str, about: &str| {
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(name, about)))
+        };
+        let schemes = [
+            (
+                "bearer",
+                SecurityScheme::Http(
+                    HttpBuilder::new()
+                        .scheme(HttpAuthScheme::Bearer)
+                        .description(Some(
+                            "The runtime token the server was started with (`--auth-token` or `CODEWHALE_RUNTIME_TOKEN`)",
+                        ))
+                        .build(),
+                ),
+            ),
+            ("runtimeTokenHeader", header("X-Codewhale-Runtime-Token", "The runtime token in a header")),
+            ("deepseekRuntimeTokenHeader", header("X-DeepSeek-Runtime-Token", "The runtime token, under the reference API's header name")),
+            ("runtimeTokenCookie", cookie("codewhale_runtime_token", "The runtime token in a cookie; only with an `Origin` of this server")),
+            ("sessionCookie", cookie("codewhale_web_session", "The workbench's or a paired phone's session (HttpOnly, SameSite=Strict); only with an `Origin` of this server")),
+        ];
+        for (name, scheme) in schemes {
+            components.add_security_scheme(name, scheme);
+        }
+    }
+}
+
+/// Every documented route, and the document describing them. Both come
+/// from the same `routes!` registrations, so neither can lack the other.
+pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
+    OpenApiRouter::with_openapi(ApiDoc::openapi())
+        .merge(routes::info::router())
+        .merge(routes::threads::router())
+        .merge(routes::turns::router())
+        .merge(routes::approvals::router())
+        .merge(routes::user_input::router())
+        .merge(routes::tool_calls::router())
+        .merge(routes::usage::router())
+        .merge(routes::devices::router())
+        .split_for_parts()
+}
+
+/// The finished document as JSON.
+pub fn document() -> serde_json::Value {
+    let (_, openapi) = api();
+    let mut document = serde_json::to_value(&openapi).unwrap_or_default();
+    errors::add_shared_responses(&mut document);
+    document
+}
+
+/// The document as pretty JSON with a final newline (what is committed),
+/// built once per process.
+pub fn document_json() -> &'static str {
+    static JSON: OnceLock<String> = OnceLock::new();
+    JSON.get_or_init(|| {
+        let mut text = serde_json::to_string_pretty(&document()).unwrap_or_default();
+        text.push('\n');
+        text
+    })
+}
