@@ -1,0 +1,263 @@
+import { RuntimeApiError } from "./errors.js";
+import { isResync, type EventsOptions } from "./events.js";
+import type { RuntimeClient } from "./client.js";
+import type { DynamicToolResult, DynamicToolSpec, ToolCallRequestedPayload, ToolContent } from "./types.js";
+
+/** What a tool handler may return. */
+export type ToolHandlerResult = string | ToolContent[] | DynamicToolResult;
+
+/** The call a handler is answering. */
+export interface ToolCall<Args = unknown> {
+  threadId: string;
+  turnId: string;
+  callId: string;
+  tool: string;
+  namespace: string | null;
+  arguments: Args;
+  /**
+   * Aborted when the call no longer needs an answer: it timed out, was
+   * canceled (the turn ended) or answered by someone else, or the
+   * registration stopped. A result returned after that is not sent.
+   */
+  signal: AbortSignal;
+}
+
+export interface ToolDefinition<Args = unknown> {
+  /** 1-64 letters, digits, `_` or `-`; not a built-in tool's name. */
+  name: string;
+  /** Optional; the model sees `namespace__name`. */
+  namespace?: string;
+  description?: string;
+  /** A JSON Schema of the arguments (an object schema). */
+  inputSchema?: Record<string, unknown>;
+  /**
+   * Runs once per call. A string or content list is a success; throwing
+   * sends `success: false` with the error's message.
+   */
+  handler: (args: Args, call: ToolCall<Args>) => ToolHandlerResult | Promise<ToolHandlerResult>;
+}
+
+/** How one call ended, from this registration's side. */
+export type ToolCallOutcome =
+  /** The handler is running or its result is being sent. */
+  | "running"
+  /** The result was accepted by the server (202). */
+  | "answered"
+  /** Settled without this registration's result: timed out, canceled, or answered elsewhere. */
+  | "settled"
+  /** Sending the result failed (see `onError`). */
+  | "failed"
+  /** The registration stopped before the result was sent. */
+  | "stopped";
+
+export interface RegisterToolOptions {
+  signal?: AbortSignal;
+  /** Errors that do not stop the registration (a result that could not be sent). */
+  onError?: (error: unknown, call?: ToolCall) => void;
+  /** Told once per call this registration ran, when it ends here. */
+  onCall?: (call: ToolCall, outcome: Exclude<ToolCallOutcome, "running">) => void;
+  /** Tuning of the event stream the registration follows. */
+  events?: Pick<EventsOptions, "reconnect" | "idleTimeoutMs" | "onReconnect">;
+}
+
+export interface ToolRegistration {
+  /** Put it in `dynamic_tools` of the thread (createThread) or of a turn (startTurn). */
+  readonly spec: DynamicToolSpec;
+  /** Resolves once pending calls were read from the snapshot and the stream follows the thread. */
+  readonly ready: Promise<void>;
+  /** Resolves when stopped; rejects when the stream fails for good (401, 403, 404…). */
+  readonly done: Promise<void>;
+  /** Each call this registration saw for its tool, by call id. */
+  readonly calls: ReadonlyMap<string, ToolCallOutcome>;
+  stop(): void;
+}
+
+/** The `dynamic_tools` entry of a tool definition. */
+export function toolSpec(tool: Pick<ToolDefinition, "name" | "namespace" | "description" | "inputSchema">): DynamicToolSpec {
+  const spec: DynamicToolSpec = {
+    name: tool.name,
+    description: tool.description ?? "",
+    input_schema: tool.inputSchema ?? { type: "object", properties: {} },
+  };
+  if (tool.namespace !== undefined) spec.namespace = tool.namespace;
+  return spec;
+}
+
+const TERMINAL = new Set(["tool_call.resolved", "tool_call.timeout", "tool_call.canceled"]);
+
+/**
+ * Answers `tool` whenever the model calls it on `threadId`, until stopped.
+ *
+ * It reads the thread's snapshot (calls already waiting are answered too),
+ * then follows the event stream from the snapshot's `latest_seq`. Each
+ * `tool_call.requested` of this tool runs the handler once and its result
+ * is posted once; calls already resolved, timed out or canceled are never
+ * run, and a call that settles while its handler runs gets its `signal`
+ * aborted and no result. Across reconnections the stream neither repeats
+ * nor skips events (see `events()`), so a call is never run twice by one
+ * registration. A result whose POST gets no answer is retried (the
+ * server settles a call once: a repeat is refused with 404, counted as
+ * "settled").
+ */
+export function registerTool<Args = unknown>(
+  client: RuntimeClient,
+  threadId: string,
+  tool: ToolDefinition<Args>,
+  options: RegisterToolOptions = {},
+): ToolRegistration {
+  const spec = toolSpec(tool);
+  const namespace = tool.namespace ?? null;
+  const stopper = new AbortController();
+  const stop = () => stopper.abort();
+  if (options.signal) {
+    if (options.signal.aborted) stop();
+    else options.signal.addEventListener("abort", stop, { once: true });
+  }
+  const calls = new Map<string, ToolCallOutcome>();
+  const running = new Map<string, AbortController>();
+  const report = (error: unknown, call?: ToolCall) => {
+    try {
+      options.onError?.(error, call as ToolCall | undefined);
+    } catch {
+      // a throwing error hook must not stop the registration
+    }
+  };
+
+  const mine = (call: { tool?: unknown; namespace?: unknown }) =>
+    call.tool === tool.name && ((call.namespace as string | null | undefined) ?? null) === namespace;
+
+  const finish = (call: ToolCall, outcome: Exclude<ToolCallOutcome, "running">) => {
+    calls.set(call.callId, outcome);
+    try {
+      options.onCall?.(call, outcome);
+    } catch {
+      // a throwing hook must not stop the registration
+    }
+  };
+
+  /** A terminal event of a call: its handler's result is not wanted any more. */
+  const settle = (callId: string) => {
+    const handler = running.get(callId);
+    if (handler) handler.abort(); // answer() records how it ended
+    else if (!calls.has(callId)) calls.set(callId, "settled");
+  };
+
+  const answer = async (request: ToolCallRequestedPayload) => {
+    const callId = request.call_id;
+    const perCall = new AbortController();
+    const abortCall = () => perCall.abort();
+    stopper.signal.addEventListener("abort", abortCall, { once: true });
+    running.set(callId, perCall);
+    const call: ToolCall<Args> = {
+      threadId: request.thread_id ?? threadId,
+      turnId: request.turn_id,
+      callId,
+      tool: request.tool,
+      namespace: request.namespace ?? null,
+      arguments: request.arguments as Args,
+      signal: perCall.signal,
+    };
+    const done = (outcome: Exclude<ToolCallOutcome, "running">) => finish(call as ToolCall, outcome);
+    try {
+      let result: DynamicToolResult;
+      try {
+        result = toResult(await tool.handler(call.arguments, call));
+      } catch (error) {
+        result = { success: false, content: [{ type: "input_text", text: messageOf(error) }] };
+      }
+      // Settled meanwhile (timed out, canceled, answered elsewhere) or stopped: nothing to send.
+      if (stopper.signal.aborted) return done("stopped");
+      if (perCall.signal.aborted) return done("settled");
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await client.submitToolResult(call.threadId, call.turnId, callId, result, { signal: stopper.signal });
+          return done("answered");
+        } catch (error) {
+          if (stopper.signal.aborted) return done("stopped");
+          // The server settles a call once: 404 means it is settled already.
+          if (error instanceof RuntimeApiError && error.status === 404) return done("settled");
+          const retry = error instanceof RuntimeApiError && error.retryable && attempt < 4;
+          if (!retry) {
+            report(error, call as ToolCall);
+            return done("failed");
+          }
+          await pause(200 * 2 ** attempt, stopper.signal);
+        }
+      }
+    } finally {
+      stopper.signal.removeEventListener("abort", abortCall);
+      running.delete(callId);
+    }
+  };
+
+  const consider = (request: ToolCallRequestedPayload) => {
+    if (!request || typeof request.call_id !== "string" || !mine(request)) return;
+    if (calls.has(request.call_id)) return; // seen already: run at most once
+    calls.set(request.call_id, "running");
+    void answer(request).catch((error) => report(error));
+  };
+
+  let markReady: () => void = () => {};
+  let failReady: (error: unknown) => void = () => {};
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    failReady = reject;
+  });
+
+  const follow = async () => {
+    const signal = stopper.signal;
+    try {
+      await client.requireCapability("external_tools", "registerTool", { signal });
+      const detail = await client.getThread(threadId, { signal });
+      for (const request of detail.pending_dynamic_tool_calls) consider(request as ToolCallRequestedPayload);
+      markReady();
+      const stream = client.events(threadId, { ...(options.events ?? {}), sinceSeq: detail.latest_seq, signal });
+      for await (const item of stream) {
+        if (isResync(item)) {
+          const pending = item.snapshot.pending_dynamic_tool_calls as ToolCallRequestedPayload[];
+          const waiting = new Set(pending.map((p) => p.call_id));
+          for (const callId of [...running.keys()]) if (!waiting.has(callId)) settle(callId);
+          for (const request of pending) consider(request);
+        } else if (item.event === "tool_call.requested") {
+          consider(item.payload as ToolCallRequestedPayload);
+        } else if (TERMINAL.has(item.event)) {
+          const payload = item.payload as { call_id?: unknown; tool?: unknown; namespace?: unknown };
+          if (typeof payload?.call_id === "string" && mine(payload)) settle(payload.call_id);
+        }
+      }
+    } catch (error) {
+      if (signal.aborted) return;
+      failReady(error);
+      throw error;
+    } finally {
+      markReady();
+      stopper.abort();
+    }
+  };
+
+  const done = follow();
+  // Both are also reported through `done`: never an unhandled rejection.
+  ready.catch(() => {});
+  done.catch(() => {});
+  return { spec, ready, done, calls, stop };
+}
+
+function toResult(value: ToolHandlerResult): DynamicToolResult {
+  if (typeof value === "string") return { success: true, content: [{ type: "input_text", text: value }] };
+  if (Array.isArray(value)) return { success: true, content: value };
+  if (value && typeof value === "object" && typeof (value as DynamicToolResult).success === "boolean") {
+    return value as DynamicToolResult;
+  }
+  throw new TypeError("a tool handler must return a string, a content list or { success, content }");
+}
+
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+  });
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
