@@ -551,11 +551,11 @@ export interface components {
             current?: boolean;
             id: string;
             /** @description The peer address of its latest request. */
-            last_address?: string | null;
+            last_address: string | null;
             last_seen_at: string;
             /** @description Editable; first guessed from the User-Agent (or the pairing label). */
             name: string;
-            user_agent?: string | null;
+            user_agent: string | null;
         };
         /** @description `DELETE /v1/devices/{id}`. */
         DeviceRevoked: {
@@ -596,7 +596,7 @@ export interface components {
             /** @description Alias of `timestamp`. */
             created_at: string;
             event: string;
-            item_id?: string | null;
+            item_id: string | null;
             /** @description Mirrors `event` for typed clients. */
             kind: string;
             payload: unknown;
@@ -611,7 +611,7 @@ export interface components {
             seq: number;
             thread_id: string;
             timestamp: string;
-            turn_id?: string | null;
+            turn_id: string | null;
         };
         /** @description `GET /health`. */
         Health: {
@@ -716,14 +716,14 @@ export interface components {
          */
         PairingCreated: {
             expires_at: string;
-            label?: string | null;
+            label: string | null;
             /** @description The QR code of `url` as a standalone SVG document. */
             qr_svg: string;
             /**
              * @description The certificate's SHA-256 fingerprint when served over a
              *     self-signed certificate (compare it on the phone).
              */
-            tls_fingerprint?: string | null;
+            tls_fingerprint: string | null;
             url: string;
         };
         /** @description `PATCH /v1/devices/{id}`. */
@@ -828,17 +828,17 @@ export interface components {
             /** @description Client-executed tools offered to the model on every turn. */
             dynamic_tools?: components["schemas"]["DynamicToolSpec"][];
             id: string;
-            latest_response_bookmark?: string | null;
-            latest_turn_id?: string | null;
+            latest_response_bookmark: string | null;
+            latest_turn_id: string | null;
             mode: components["schemas"]["Mode"];
-            model?: string | null;
-            model_provider?: string | null;
-            system_prompt?: string | null;
-            task_id?: string | null;
-            title?: string | null;
+            model: string | null;
+            model_provider: string | null;
+            system_prompt: string | null;
+            task_id: string | null;
+            title: string | null;
             trust_mode: boolean;
             updated_at: string;
-            workspace?: string | null;
+            workspace: string | null;
         };
         /** @description `thread.started` */
         ThreadStartedEvent: components["schemas"]["EventEnvelope"] & {
@@ -861,18 +861,18 @@ export interface components {
         /** @description A row of `GET /v1/threads/summary`. */
         ThreadSummary: {
             archived: boolean;
-            branch?: string | null;
-            dirty?: boolean | null;
-            head?: string | null;
+            branch: string | null;
+            dirty: boolean | null;
+            head: string | null;
             id: string;
-            latest_turn_id?: string | null;
-            latest_turn_status?: components["schemas"]["TurnStatus"] | null;
+            latest_turn_id: string | null;
+            latest_turn_status: components["schemas"]["TurnStatus"] | null;
             mode: string;
-            model?: string | null;
-            preview?: string | null;
-            title?: string | null;
+            model: string | null;
+            preview: string | null;
+            title: string | null;
             updated_at: string;
-            workspace?: string | null;
+            workspace: string | null;
         };
         /** @description `thread.updated` */
         ThreadUpdatedEvent: components["schemas"]["EventEnvelope"] & {
@@ -943,7 +943,7 @@ export interface components {
         /** @description `tool_call.resolved`, `tool_call.timeout` and `tool_call.canceled`. */
         ToolCallSettledPayload: {
             call_id: string;
-            namespace?: string | null;
+            namespace: string | null;
             /** @description `canceled`: `turn_ended`, `interrupted`, `process_restart`… */
             reason?: string | null;
             recovered?: boolean | null;
@@ -1023,12 +1023,12 @@ export interface components {
             turn_id: string;
         };
         TurnItemRecord: {
-            detail?: string | null;
-            ended_at?: string | null;
+            detail: string | null;
+            ended_at: string | null;
             id: string;
             kind: components["schemas"]["ItemKind"];
             metadata: unknown;
-            started_at?: string | null;
+            started_at: string | null;
             status: components["schemas"]["ItemStatus"];
             summary: string;
             turn_id: string;
@@ -1042,15 +1042,15 @@ export interface components {
         TurnRecord: {
             created_at: string;
             /** Format: int64 */
-            duration_ms?: number | null;
-            effective_billing_surface?: string | null;
-            effective_model?: string | null;
-            effective_provider?: string | null;
-            ended_at?: string | null;
-            error?: string | null;
+            duration_ms: number | null;
+            effective_billing_surface: string | null;
+            effective_model: string | null;
+            effective_provider: string | null;
+            ended_at: string | null;
+            error: string | null;
             id: string;
             input_summary: string;
-            started_at?: string | null;
+            started_at: string | null;
             status: components["schemas"]["TurnStatus"];
             /** Format: int32 */
             steer_count: number;
@@ -1117,9 +1117,9 @@ export interface components {
             /** @description Ascending by key. */
             buckets: components["schemas"]["UsageBucket"][];
             group_by: string;
-            since?: string | null;
+            since: string | null;
             totals: components["schemas"]["UsageTotals"];
-            until?: string | null;
+            until: string | null;
         };
         UsageTotals: {
             /** Format: int64 */
@@ -1435,8 +1435,8 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description This server does not pair phones (no --mobile) */
-            404: {
+            /** @description This server does not pair phones (started without --mobile) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1833,8 +1833,8 @@ export interface operations {
                 /** @description Replay events after this seq, then follow live. Wins over `Last-Event-ID`. */
                 since_seq?: number;
                 /**
-                 * @description Replay only the newest this-many events after the cursor (0–1000);
-                 *     the first event's `previous_seq` then shows what was skipped.
+                 * @description Replay only the newest this-many events after the cursor; the first
+                 *     event's `previous_seq` then shows what was skipped.
                  */
                 replay_limit?: number;
             };
@@ -1864,6 +1864,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such thread */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `since_seq` is ahead of every event this server has: the cursor is from another runtime (reload the thread) */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

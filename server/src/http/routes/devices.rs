@@ -119,7 +119,7 @@ async fn revoke(
     responses(
         (status = 201, description = "The link, its QR code and expiry", body = PairingCreated),
         (status = 403, description = "Only the computer mints pairing links", body = ErrorEnvelope),
-        (status = 404, description = "This server does not pair phones (no --mobile)", body = ErrorEnvelope)))]
+        (status = 409, description = "This server does not pair phones (started without --mobile)", body = ErrorEnvelope)))]
 async fn create_pairing(
     State(state): State<AppState>,
     caller: Caller,

@@ -130,9 +130,11 @@ async fn resume(
 #[serde(deny_unknown_fields)]
 struct EventsQuery {
     /// Replay events after this seq, then follow live. Wins over `Last-Event-ID`.
+    #[param(minimum = 0)]
     since_seq: Option<i64>,
-    /// Replay only the newest this-many events after the cursor (0–1000);
-    /// the first event's `previous_seq` then shows what was skipped.
+    /// Replay only the newest this-many events after the cursor; the first
+    /// event's `previous_seq` then shows what was skipped.
+    #[param(minimum = 0, maximum = 4096)]
     replay_limit: Option<i64>,
 }
 
@@ -147,7 +149,8 @@ struct EventsQuery {
     responses(
         (status = 200, description = "The event stream: one SSE frame per event (`id:` = seq, `event:` = name, `data:` = the envelope as JSON), `: keep-alive` comments every 15 s",
             content_type = "text/event-stream", body = crate::http::openapi::StreamEvent),
-        (status = 404, description = "No such thread", body = ErrorEnvelope)))]
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 409, description = "`since_seq` is ahead of every event this server has: the cursor is from another runtime (reload the thread)", body = ErrorEnvelope)))]
 async fn events(
     State(state): State<AppState>,
     Path(id): Path<String>,
