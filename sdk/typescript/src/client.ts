@@ -356,21 +356,22 @@ export class RuntimeClient {
     return this.request("GET", "/v1/usage", { ...options, query: query as Query });
   }
 
-  /** `GET /v1/devices`: paired phones (needs a `--mobile` server). */
+  /**
+   * `GET /v1/devices`: paired phones. Listing, renaming and revoking work
+   * on any server of the same home (a phone paired earlier can be revoked
+   * after a restart without `--mobile`); only pairing needs `mobile`.
+   */
   async listDevices(options: RequestOptions = {}): Promise<DeviceRecord[]> {
-    await this.requireCapability("mobile", "listDevices", options);
     return this.request("GET", "/v1/devices", options);
   }
 
   /** `PATCH /v1/devices/{id}`. */
   async renameDevice(deviceId: string, name: string, options: RequestOptions = {}): Promise<DeviceRecord> {
-    await this.requireCapability("mobile", "renameDevice", options);
     return this.request("PATCH", `/v1/devices/${seg(deviceId)}`, { ...options, body: { name } });
   }
 
   /** `DELETE /v1/devices/{id}`: its sessions and streams end at once. */
   async revokeDevice(deviceId: string, options: RequestOptions = {}): Promise<DeviceRevoked> {
-    await this.requireCapability("mobile", "revokeDevice", options);
     return this.request("DELETE", `/v1/devices/${seg(deviceId)}`, options);
   }
 

@@ -77,8 +77,8 @@ test("an unadvertised capability throws CapabilityError before any request; info
   const usage = await c.usage().catch((e) => e);
   assert.ok(usage instanceof CapabilityError);
   assert.equal(usage.capability, "usage");
-  const devices = await c.listDevices().catch((e) => e);
-  assert.equal(devices.capability, "mobile");
+  const pairing = await c.createPairing().catch((e) => e);
+  assert.equal(pairing.capability, "mobile");
   // What is advertised still works, and nothing unadvertised was sent.
   await c.interruptTurn("thr_1", "turn_1");
   assert.deepEqual(
