@@ -1,7 +1,9 @@
 /**
  * What kind of failure a {@link RuntimeApiError} is, as the runtime names
  * it (`protocol::ErrorKind`): one per HTTP status, plus `unreachable` for a
- * request that got no HTTP answer at all.
+ * request that got no HTTP answer at all and `invalid_request` for one this
+ * client could not even build (an invalid header value; status 0, not
+ * retryable).
  */
 export type ErrorKind =
   | "invalid"
@@ -13,6 +15,7 @@ export type ErrorKind =
   | "too_large"
   | "internal"
   | "unreachable"
+  | "invalid_request"
   | "other";
 
 /** The kind the runtime gives an HTTP status (`ErrorKind::from_status`). */
@@ -78,7 +81,8 @@ export class RuntimeApiError extends Error {
 
   /** Whether retrying the same request later can help. */
   get retryable(): boolean {
-    return this.status === 0 || this.status === 408 || this.status === 429 || this.status >= 500;
+    if (this.status === 0) return this.kind === "unreachable";
+    return this.status === 408 || this.status === 429 || this.status >= 500;
   }
 }
 

@@ -182,19 +182,15 @@ export async function* streamEvents(
     try {
       let response: Response;
       try {
-        response = await client.fetch(client.url(path, { since_seq: cursor }), {
-          method: "GET",
-          headers: client.headers({ Accept: "text/event-stream" }),
+        response = await client.send("GET", path, {
+          query: { since_seq: cursor },
+          headers: { Accept: "text/event-stream" },
           signal: connection.signal,
         });
       } catch (error) {
-        throw new RuntimeApiError({
-          status: 0,
-          message: `GET ${path}: the runtime could not be reached`,
-          method: "GET",
-          path,
-          cause: error,
-        });
+        // A request that cannot be built (a bad header value) fails the same way every time.
+        if (!(error instanceof RuntimeApiError && error.retryable)) fatal = error;
+        throw error;
       }
       if (response.status === 410) {
         await response.body?.cancel().catch(() => {});
@@ -221,8 +217,8 @@ export async function* streamEvents(
           try {
             chunk = await reader.read();
           } catch (error) {
-            if (stalled) throw new RuntimeApiError({ status: 0, message: `GET ${path}: no data for ${idleMs} ms`, method: "GET", path, cause: error });
-            throw new RuntimeApiError({ status: 0, message: `GET ${path}: the stream broke`, method: "GET", path, cause: error });
+            if (stalled) throw new RuntimeApiError({ status: 0, message: `GET ${path}: no data for ${idleMs} ms`, method: "GET", path });
+            throw new RuntimeApiError({ status: 0, message: `GET ${path}: the stream broke`, method: "GET", path, cause: client.sanitizeError(error) });
           } finally {
             clearTimeout(idle);
           }

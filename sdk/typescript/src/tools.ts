@@ -163,7 +163,8 @@ export function registerTool<Args = unknown>(
       try {
         result = toResult(await tool.handler(call.arguments, call));
       } catch (error) {
-        result = { success: false, content: [{ type: "input_text", text: messageOf(error) }] };
+        // The model reads this: never the token (a handler's error may quote a request).
+        result = { success: false, content: [{ type: "input_text", text: client.redact(messageOf(error)) }] };
       }
       // Settled meanwhile (timed out, canceled, answered elsewhere) or stopped: nothing to send.
       if (stopper.signal.aborted) return done("stopped");
