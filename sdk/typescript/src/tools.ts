@@ -90,12 +90,17 @@ const TERMINAL = new Set(["tool_call.resolved", "tool_call.timeout", "tool_call.
  *
  * It reads the thread's snapshot (calls already waiting are answered too),
  * then follows the event stream from the snapshot's `latest_seq`. Each
- * `tool_call.requested` of this tool runs the handler once and its result
- * is posted once; calls already resolved, timed out or canceled are never
- * run, and a call that settles while its handler runs gets its `signal`
- * aborted and no result. Across reconnections the stream neither repeats
- * nor skips events (see `events()`), so a call is never run twice by one
- * registration. A result whose POST gets no answer is retried (the
+ * live `tool_call.requested` of this tool runs the handler once and its
+ * result is posted once; a call that settles while its handler runs gets
+ * its `signal` aborted and no result. After every (re)connection the
+ * stream first replays what happened meanwhile, where a call may be
+ * requested and already timed out, canceled or resolved: the first
+ * request of this tool in it makes the registration read the snapshot
+ * again, and calls up to the snapshot's `latest_seq` run only if the
+ * snapshot still lists them as pending (calls after it are live). So
+ * calls already settled are never run. Across reconnections the stream
+ * neither repeats nor skips events (see `events()`), and a call is never
+ * run twice by one registration. A result whose POST gets no answer is retried (the
  * server settles a call once: a repeat is refused with 404, counted as
  * "settled").
  */
@@ -205,6 +210,36 @@ export function registerTool<Args = unknown>(
     failReady = reject;
   });
 
+  /**
+   * After each (re)connection the stream first replays what happened while
+   * it was away: a call requested then may be settled already (its
+   * terminal event follows in the same replay). Such a call must not be
+   * run, so the first request of this tool after a (re)connection reads
+   * the snapshot: calls up to its `latest_seq` run only when still
+   * pending there; calls after it are live and run at once.
+   */
+  let caughtUp = false;
+  let snapshotSeq = 0;
+  let stillPending = new Set<string>();
+
+  const checkpoint = async (signal: AbortSignal) => {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const detail = await client.getThread(threadId, { signal });
+        snapshotSeq = detail.latest_seq;
+        stillPending = new Set(
+          (detail.pending_dynamic_tool_calls as ToolCallRequestedPayload[]).map((p) => p.call_id),
+        );
+        caughtUp = true;
+        return;
+      } catch (error) {
+        if (signal.aborted) throw error;
+        if (!(error instanceof RuntimeApiError && error.retryable)) throw error;
+        await pause(Math.min(5_000, 100 * 2 ** attempt), signal);
+      }
+    }
+  };
+
   const follow = async () => {
     const signal = stopper.signal;
     try {
@@ -212,7 +247,16 @@ export function registerTool<Args = unknown>(
       const detail = await client.getThread(threadId, { signal });
       for (const request of detail.pending_dynamic_tool_calls) consider(request as ToolCallRequestedPayload);
       markReady();
-      const stream = client.events(threadId, { ...(options.events ?? {}), sinceSeq: detail.latest_seq, signal });
+      const userReconnect = options.events?.onReconnect;
+      const stream = client.events(threadId, {
+        ...(options.events ?? {}),
+        sinceSeq: detail.latest_seq,
+        signal,
+        onReconnect: (info) => {
+          caughtUp = false; // the next connection starts with a replay
+          userReconnect?.(info);
+        },
+      });
       for await (const item of stream) {
         if (isResync(item)) {
           const pending = item.snapshot.pending_dynamic_tool_calls as ToolCallRequestedPayload[];
@@ -220,7 +264,14 @@ export function registerTool<Args = unknown>(
           for (const callId of [...running.keys()]) if (!waiting.has(callId)) settle(callId);
           for (const request of pending) consider(request);
         } else if (item.event === "tool_call.requested") {
-          consider(item.payload as ToolCallRequestedPayload);
+          const request = item.payload as ToolCallRequestedPayload;
+          if (!request || typeof request.call_id !== "string" || !mine(request) || calls.has(request.call_id)) continue;
+          if (!caughtUp) await checkpoint(signal);
+          if (item.seq <= snapshotSeq && !stillPending.has(request.call_id)) {
+            calls.set(request.call_id, "settled"); // settled while the stream was away: never run
+            continue;
+          }
+          consider(request);
         } else if (TERMINAL.has(item.event)) {
           const payload = item.payload as { call_id?: unknown; tool?: unknown; namespace?: unknown };
           if (typeof payload?.call_id === "string" && mine(payload)) settle(payload.call_id);
