@@ -287,13 +287,16 @@ export class RuntimeClient {
    */
   runtimeInfo(options: RequestOptions & { refresh?: boolean } = {}): Promise<RuntimeInfo> {
     if (!this.#info || options.refresh) {
-      const pending = this.request<RuntimeInfo>("GET", "/v1/runtime/info", { signal: options.signal });
+      // Fetched without any caller's signal (it is shared): each caller
+      // waits for it with its own signal, and one caller's abort fails only
+      // that caller. A failed read is dropped from the cache.
+      const pending = this.request<RuntimeInfo>("GET", "/v1/runtime/info");
       this.#info = pending;
       pending.catch(() => {
         if (this.#info === pending) this.#info = undefined;
       });
     }
-    return this.#info;
+    return raceSignal(this.#info, options.signal);
   }
 
   /**
@@ -490,6 +493,26 @@ export class RuntimeClient {
   ): ToolRegistration {
     return registerTool(this, threadId, tool, options);
   }
+}
+
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", abort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", abort);
+        reject(error);
+      },
+    );
+  });
 }
 
 const SECRET_HEADER = /authorization|cookie|token|secret|key|password/i;

@@ -259,3 +259,40 @@ test("a browser-style fetch that needs a plain call (no `this`) works, for calls
   const items = await take(c.events("thr_1"), 1);
   assert.equal(items[0].seq, 1);
 });
+
+test("one caller's abort fails only that caller: the shared runtime info read goes on for the others", async () => {
+  let infoReads = 0;
+  let releaseInfo;
+  const gate = new Promise((resolve) => (releaseInfo = resolve));
+  const base = fakeFetch(() => json(200, []));
+  const fetch = async (input, init = {}) => {
+    if (String(input).endsWith("/v1/runtime/info")) {
+      infoReads += 1;
+      if (init.signal) throw new Error("the shared info read must not carry a caller's signal");
+      await gate;
+    }
+    return base(input, init);
+  };
+  const c = client(fetch);
+  const a = new AbortController();
+  const first = c.listThreads({}, { signal: a.signal }).then(() => "ok", (e) => e);
+  const second = c.listThreads({}).then(() => "ok", (e) => e);
+  a.abort(new Error("caller A gave up"));
+  assert.equal((await first).message, "caller A gave up");
+  releaseInfo();
+  assert.equal(await second, "ok");
+  assert.equal(infoReads, 1);
+});
+
+test("a failed runtime info read is not cached: the next call reads it again", async () => {
+  let infoReads = 0;
+  const base = fakeFetch(() => json(200, []));
+  const fetch = async (input, init = {}) => {
+    if (String(input).endsWith("/v1/runtime/info") && ++infoReads === 1) return json(500, { error: { message: "boom", status: 500 } });
+    return base(input, init);
+  };
+  const c = client(fetch);
+  assert.equal((await c.listThreads().catch((e) => e)).status, 500);
+  assert.deepEqual(await c.listThreads(), []);
+  assert.equal(infoReads, 2);
+});
