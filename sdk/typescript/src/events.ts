@@ -120,7 +120,10 @@ export async function* streamEvents(
     if (failures > maxRetries) {
       throw error ?? new RuntimeApiError({ status: 0, message: "event stream: gave up reconnecting", method: "GET", path });
     }
-    const base = Math.min(maxDelay, (serverDelay ?? initialDelay) * 2 ** (failures - 1));
+    // The server's `retry:` may raise the base delay, never lower it below
+    // ours (`retry: 0` would otherwise turn backoff into a busy loop).
+    const first = Math.max(initialDelay, serverDelay ?? initialDelay);
+    const base = Math.min(Math.max(maxDelay, initialDelay), first * 2 ** (failures - 1));
     const delayMs = Math.round(base / 2 + Math.random() * (base / 2));
     options.onReconnect?.({ reason, sinceSeq: cursor, attempt: failures, delayMs, error });
     return sleep(delayMs, user);

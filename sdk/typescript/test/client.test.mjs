@@ -296,3 +296,19 @@ test("a failed runtime info read is not cached: the next call reads it again", a
   assert.deepEqual(await c.listThreads(), []);
   assert.equal(infoReads, 2);
 });
+
+test("a server's `retry: 0` does not remove the backoff: delays never go below initialDelayMs", async () => {
+  const fetch = fakeFetch(() => sse(["retry: 0\n\n"], { end: "close" }));
+  const delays = [];
+  const error = await take(
+    client(fetch).events("thr_1", {
+      reconnect: { initialDelayMs: 20, maxDelayMs: 100, maxRetries: 4 },
+      onReconnect: (info) => delays.push(info.delayMs),
+    }),
+    1,
+  ).catch((e) => e);
+  assert.ok(error instanceof RuntimeApiError);
+  assert.equal(delays.length, 4);
+  // Jitter keeps each delay in [base/2, base]: the first base is at least 20 ms.
+  for (const [i, delay] of delays.entries()) assert.ok(delay >= Math.min(100, 20 * 2 ** i) / 2, `delay ${i} was ${delay}`);
+});
