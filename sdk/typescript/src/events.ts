@@ -1,5 +1,5 @@
 import { errorFromResponse, RuntimeApiError } from "./errors.js";
-import { SseParser } from "./sse.js";
+import { SseParser, StreamProtocolError } from "./sse.js";
 import type { RuntimeClient } from "./client.js";
 import type { RuntimeEvent, ThreadDetail } from "./types.js";
 
@@ -32,6 +32,12 @@ export interface EventsOptions {
    * 0 turns it off.
    */
   idleTimeoutMs?: number;
+  /**
+   * The longest line and largest event accepted from the server, in
+   * UTF-16 code units (default 32 MiB). More is a fatal
+   * {@link StreamProtocolError}, not retried.
+   */
+  maxEventSize?: number;
   /** Told before each reconnection (for logs and tests). */
   onReconnect?: (info: ReconnectInfo) => void;
 }
@@ -90,7 +96,9 @@ const DEFAULT_IDLE_MS = 45_000;
  *
  * The iteration ends when `signal` aborts or the caller stops iterating.
  * It throws {@link RuntimeApiError} at once for answers that retrying
- * cannot fix (400, 401, 403, 404 and other 4xx), and the last error after
+ * cannot fix (400, 401, 403, 404 and other 4xx) and for a request that
+ * cannot be built (kind "invalid_request"), {@link StreamProtocolError}
+ * for a line or event over `maxEventSize`, and the last error after
  * `reconnect.maxRetries` retries in a row.
  */
 export async function* streamEvents(
@@ -207,7 +215,7 @@ export async function* streamEvents(
       } else {
         const reader = response.body.getReader();
         const decoder = new TextDecoder();
-        const parser = new SseParser();
+        const parser = new SseParser(options.maxEventSize === undefined ? {} : { maxEventSize: options.maxEventSize });
         let stalled = false;
         read: for (;;) {
           if (idleMs > 0) {
@@ -226,7 +234,13 @@ export async function* streamEvents(
             clearTimeout(idle);
           }
           if (chunk.done) break;
-          const messages = parser.push(decoder.decode(chunk.value, { stream: true }));
+          let messages;
+          try {
+            messages = parser.push(decoder.decode(chunk.value, { stream: true }));
+          } catch (error) {
+            if (error instanceof StreamProtocolError) fatal = error; // the same server would send it again
+            throw error;
+          }
           if (parser.retry !== undefined) serverDelay = parser.retry;
           for (const message of messages) {
             const event = parseEnvelope(message.data);

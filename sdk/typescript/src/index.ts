@@ -18,6 +18,6 @@ export type {
   ToolRegistration,
   RegisterToolOptions,
 } from "./tools.js";
-export { SseParser } from "./sse.js";
-export type { SseMessage } from "./sse.js";
+export { SseParser, StreamProtocolError, DEFAULT_MAX_EVENT_SIZE } from "./sse.js";
+export type { SseMessage, SseParserOptions } from "./sse.js";
 export type * from "./types.js";

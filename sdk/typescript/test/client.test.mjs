@@ -312,3 +312,16 @@ test("a server's `retry: 0` does not remove the backoff: delays never go below i
   // Jitter keeps each delay in [base/2, base]: the first base is at least 20 ms.
   for (const [i, delay] of delays.entries()) assert.ok(delay >= Math.min(100, 20 * 2 ** i) / 2, `delay ${i} was ${delay}`);
 });
+
+test("an event stream line over maxEventSize is a fatal StreamProtocolError, not retried", async () => {
+  const { StreamProtocolError } = await import("../dist/index.js");
+  const fetch = fakeFetch((request) => sse(["data: " + "x".repeat(500)], { end: "hang", signal: request.signal }));
+  const reconnects = [];
+  const error = await take(
+    client(fetch).events("thr_1", { maxEventSize: 256, reconnect: fast, onReconnect: (i) => reconnects.push(i) }),
+    1,
+  ).catch((e) => e);
+  assert.ok(error instanceof StreamProtocolError, String(error));
+  assert.equal(reconnects.length, 0);
+  assert.equal(fetch.to(EVENTS).length, 1);
+});

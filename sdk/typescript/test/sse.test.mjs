@@ -50,3 +50,18 @@ test("a CR at the end of one chunk and LF at the start of the next are one line 
   assert.deepEqual(parser.push("\n\r"), [{ event: "message", data: "a", id: "" }]);
   assert.deepEqual(parser.push("\ndata: b\r\n\r\n"), [{ event: "message", data: "b", id: "" }]);
 });
+
+test("a line or an event over maxEventSize throws StreamProtocolError instead of growing without bound", async () => {
+  const { StreamProtocolError } = await import("../dist/index.js");
+  const line = new SseParser({ maxEventSize: 100 });
+  line.push("data: " + "x".repeat(60));
+  assert.throws(() => line.push("x".repeat(60)), StreamProtocolError);
+  const event = new SseParser({ maxEventSize: 100 });
+  event.push("data: " + "y".repeat(40) + "\n");
+  event.push("data: " + "y".repeat(40) + "\n");
+  assert.throws(() => event.push("data: " + "y".repeat(40) + "\n"), StreamProtocolError);
+  // Within the cap, lines and events spread over many chunks still parse.
+  const ok = new SseParser({ maxEventSize: 100 });
+  assert.deepEqual(ok.push("data: " + "z".repeat(50)), []);
+  assert.equal(ok.push("\n\n")[0].data, "z".repeat(50));
+});
