@@ -126,7 +126,9 @@ export class RuntimeClient {
   redact(text: string): string {
     let out = text;
     for (const secret of this.#secrets()) {
-      if (secret.length > 0) out = out.split(secret).join("[redacted]");
+      // A secret of a few characters cannot be told from ordinary text
+      // (and redacting it would mangle every message); real tokens are long.
+      if (secret.length >= MIN_REDACTED) out = out.split(secret).join("[redacted]");
     }
     return out;
   }
@@ -515,6 +517,7 @@ function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Pr
   });
 }
 
+const MIN_REDACTED = 6;
 const SECRET_HEADER = /authorization|cookie|token|secret|key|password/i;
 
 /** The base URL without a trailing `/` or `/v1`; refuses what cannot work (and never repeats it). */

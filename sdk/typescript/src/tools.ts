@@ -83,6 +83,9 @@ export function toolSpec(tool: Pick<ToolDefinition, "name" | "namespace" | "desc
   return spec;
 }
 
+/** The tools registered per client, by thread, namespace and name. */
+const REGISTERED = new WeakMap<RuntimeClient, Map<string, object>>();
+
 const TERMINAL = new Set(["tool_call.resolved", "tool_call.timeout", "tool_call.canceled"]);
 
 /**
@@ -112,6 +115,20 @@ export function registerTool<Args = unknown>(
 ): ToolRegistration {
   const spec = toolSpec(tool);
   const namespace = tool.namespace ?? null;
+  // Two registrations of one tool would each run the handler and post.
+  const key = JSON.stringify([threadId, namespace, tool.name]);
+  let registered = REGISTERED.get(client);
+  if (!registered) REGISTERED.set(client, (registered = new Map()));
+  if (registered.has(key)) {
+    throw new Error(
+      `registerTool: ${namespace === null ? "" : namespace + "__"}${tool.name} is already registered on thread ${threadId} by this client; stop that registration first`,
+    );
+  }
+  const me = {};
+  registered.set(key, me);
+  const release = () => {
+    if (registered.get(key) === me) registered.delete(key);
+  };
   const stopper = new AbortController();
   const stop = () => stopper.abort();
   if (options.signal) {
@@ -119,7 +136,25 @@ export function registerTool<Args = unknown>(
     else options.signal.addEventListener("abort", stop, { once: true });
   }
   const calls = new Map<string, ToolCallOutcome>();
+  /** Per running call: aborted when it settles (the handler's signal). */
   const running = new Map<string, AbortController>();
+  /** Per running call: aborted when the registration stops (its POST, its pauses). */
+  const posting = new Map<string, AbortController>();
+  /** The terminal event seen for each call, and who waits for one. */
+  const terminals = new Map<string, string>();
+  const terminalWaiters = new Map<string, (event: string) => void>();
+  // One listener on the registration's signal for all calls (not one per
+  // call: no MaxListenersExceededWarning with many calls at once).
+  stopper.signal.addEventListener(
+    "abort",
+    () => {
+      for (const controller of posting.values()) controller.abort();
+      for (const controller of running.values()) controller.abort();
+      for (const wake of terminalWaiters.values()) wake("stopped");
+      release(); // stopped: the tool may be registered again at once
+    },
+    { once: true },
+  );
   const report = (error: unknown, call?: ToolCall) => {
     try {
       options.onError?.(error, call as ToolCall | undefined);
@@ -141,18 +176,37 @@ export function registerTool<Args = unknown>(
   };
 
   /** A terminal event of a call: its handler's result is not wanted any more. */
-  const settle = (callId: string) => {
+  const settle = (callId: string, event: string) => {
+    terminals.set(callId, event);
+    terminalWaiters.get(callId)?.(event);
     const handler = running.get(callId);
     if (handler) handler.abort(); // answer() records how it ended
     else if (!calls.has(callId)) calls.set(callId, "settled");
   };
 
+  /** The terminal event of `callId` (waits for it), or "stopped". */
+  const terminalOf = (callId: string): Promise<string> => {
+    const seen = terminals.get(callId);
+    if (seen !== undefined) return Promise.resolve(seen);
+    if (stopper.signal.aborted) return Promise.resolve("stopped");
+    return new Promise((resolve) => {
+      terminalWaiters.set(callId, (event) => {
+        terminalWaiters.delete(callId);
+        resolve(event);
+      });
+    });
+  };
+
   const answer = async (request: ToolCallRequestedPayload) => {
     const callId = request.call_id;
     const perCall = new AbortController();
-    const abortCall = () => perCall.abort();
-    stopper.signal.addEventListener("abort", abortCall, { once: true });
+    const post = new AbortController();
     running.set(callId, perCall);
+    posting.set(callId, post);
+    if (stopper.signal.aborted) {
+      perCall.abort();
+      post.abort();
+    }
     const call: ToolCall<Args> = {
       threadId: request.thread_id ?? threadId,
       turnId: request.turn_id,
@@ -168,31 +222,41 @@ export function registerTool<Args = unknown>(
       try {
         result = toResult(await tool.handler(call.arguments, call));
       } catch (error) {
+        if (error instanceof InvalidToolResult) report(error, call as ToolCall);
         // The model reads this: never the token (a handler's error may quote a request).
         result = { success: false, content: [{ type: "input_text", text: client.redact(messageOf(error)) }] };
       }
       // Settled meanwhile (timed out, canceled, answered elsewhere) or stopped: nothing to send.
       if (stopper.signal.aborted) return done("stopped");
       if (perCall.signal.aborted) return done("settled");
+      /** An earlier attempt may have reached the server though its answer was lost. */
+      let uncertain = false;
       for (let attempt = 1; ; attempt++) {
         try {
-          await client.submitToolResult(call.threadId, call.turnId, callId, result, { signal: stopper.signal });
+          await client.submitToolResult(call.threadId, call.turnId, callId, result, { signal: post.signal });
           return done("answered");
         } catch (error) {
           if (stopper.signal.aborted) return done("stopped");
           // The server settles a call once: 404 means it is settled already.
-          if (error instanceof RuntimeApiError && error.status === 404) return done("settled");
+          if (error instanceof RuntimeApiError && error.status === 404) {
+            if (!uncertain) return done("settled");
+            // Settled by our lost attempt (resolved) or by a timeout or cancel: the stream says which.
+            const terminal = await terminalOf(callId);
+            if (terminal === "stopped") return done("stopped");
+            return done(terminal === "tool_call.resolved" ? "answered" : "settled");
+          }
           const retry = error instanceof RuntimeApiError && error.retryable && attempt < 4;
           if (!retry) {
             report(error, call as ToolCall);
             return done("failed");
           }
-          await pause(200 * 2 ** attempt, stopper.signal);
+          uncertain = true;
+          await pause(200 * 2 ** attempt, post.signal);
         }
       }
     } finally {
-      stopper.signal.removeEventListener("abort", abortCall);
       running.delete(callId);
+      posting.delete(callId);
     }
   };
 
@@ -261,7 +325,7 @@ export function registerTool<Args = unknown>(
         if (isResync(item)) {
           const pending = item.snapshot.pending_dynamic_tool_calls as ToolCallRequestedPayload[];
           const waiting = new Set(pending.map((p) => p.call_id));
-          for (const callId of [...running.keys()]) if (!waiting.has(callId)) settle(callId);
+          for (const callId of [...running.keys()]) if (!waiting.has(callId)) settle(callId, "stream.resync");
           for (const request of pending) consider(request);
         } else if (item.event === "tool_call.requested") {
           const request = item.payload as ToolCallRequestedPayload;
@@ -274,7 +338,7 @@ export function registerTool<Args = unknown>(
           consider(request);
         } else if (TERMINAL.has(item.event)) {
           const payload = item.payload as { call_id?: unknown; tool?: unknown; namespace?: unknown };
-          if (typeof payload?.call_id === "string" && mine(payload)) settle(payload.call_id);
+          if (typeof payload?.call_id === "string" && mine(payload)) settle(payload.call_id, item.event);
         }
       }
     } catch (error) {
@@ -284,6 +348,7 @@ export function registerTool<Args = unknown>(
     } finally {
       markReady();
       stopper.abort();
+      release();
     }
   };
 
@@ -294,19 +359,56 @@ export function registerTool<Args = unknown>(
   return { spec, ready, done, calls, stop };
 }
 
+/** A handler's result that is not a string, a content list or `{ success, content }`. */
+class InvalidToolResult extends TypeError {
+  override readonly name = "InvalidToolResult";
+}
+
+/**
+ * The handler's result as the server takes it (`DynamicToolResult`):
+ * exactly `{ success, content? }` with `input_text` / `input_image` items.
+ * Anything else throws {@link InvalidToolResult}, sent to the model as a
+ * failure that says so (rather than a body the server refuses with 400,
+ * leaving the model waiting for the call's timeout).
+ */
 function toResult(value: ToolHandlerResult): DynamicToolResult {
   if (typeof value === "string") return { success: true, content: [{ type: "input_text", text: value }] };
-  if (Array.isArray(value)) return { success: true, content: value };
-  if (value && typeof value === "object" && typeof (value as DynamicToolResult).success === "boolean") {
-    return value as DynamicToolResult;
+  if (Array.isArray(value)) return { success: true, content: toContent(value) };
+  if (value && typeof value === "object") {
+    const { success, content } = value as { success?: unknown; content?: unknown };
+    if (typeof success !== "boolean") {
+      throw new InvalidToolResult("the tool handler returned an object without a boolean `success`");
+    }
+    if (content === undefined || content === null) return { success };
+    if (!Array.isArray(content)) throw new InvalidToolResult("the tool handler's `content` is not a list");
+    return { success, content: toContent(content) };
   }
-  throw new TypeError("a tool handler must return a string, a content list or { success, content }");
+  throw new InvalidToolResult("a tool handler must return a string, a content list or { success, content }");
+}
+
+function toContent(items: unknown[]): ToolContent[] {
+  return items.map((item, i) => {
+    const part = item as { type?: unknown; text?: unknown; image_url?: unknown } | null;
+    if (part && part.type === "input_text" && typeof part.text === "string") return { type: "input_text", text: part.text };
+    if (part && part.type === "input_image" && typeof part.image_url === "string") {
+      return { type: "input_image", image_url: part.image_url };
+    }
+    throw new InvalidToolResult(
+      `the tool handler's content[${i}] is not { type: "input_text", text } or { type: "input_image", image_url }`,
+    );
+  });
 }
 
 function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    const wake = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", wake);
+      resolve();
+    };
+    const timer = setTimeout(wake, ms);
+    signal.addEventListener("abort", wake, { once: true });
   });
 }
 

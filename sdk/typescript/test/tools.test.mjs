@@ -105,3 +105,100 @@ test("a live call after the replay caught up runs once; a reconnect's replay of 
   reg.stop();
   await reg.done;
 });
+
+function pendingServer({ pending, onPost }) {
+  return fakeFetch((request) => {
+    if (request.path === THREAD) return json(200, detail(0, pending));
+    if (request.path === EVENTS) return hang(request);
+    if (request.path.endsWith("/result")) return onPost(request);
+    return json(404, { error: { message: "no", status: 404 } });
+  });
+}
+
+test("a second registration of the same tool on the same client and thread is refused until the first stops", async (t) => {
+  const fetch = pendingServer({ pending: [], onPost: () => json(202, {}) });
+  const c = createRuntimeClient({ baseUrl: "http://runtime.test", token: "t", fetch });
+  const first = c.registerTool("thr_1", { name: "deploy", handler: () => "ok" });
+  t.after(() => first.stop());
+  assert.throws(() => c.registerTool("thr_1", { name: "deploy", handler: () => "ok" }), /already registered/);
+  // Another tool, namespace or thread is fine.
+  const other = c.registerTool("thr_1", { name: "deploy", namespace: "ops", handler: () => "ok" });
+  other.stop();
+  first.stop();
+  const again = c.registerTool("thr_1", { name: "deploy", handler: () => "ok" });
+  again.stop();
+});
+
+test("a handler result of the wrong shape is sent as success:false saying so (and told to onError)", async (t) => {
+  const posted = [];
+  const fetch = pendingServer({
+    pending: [call("call_1"), call("call_2"), call("call_3")],
+    onPost: (request) => (posted.push([request.path.split("/")[7], request.body]), json(202, { accepted: true, call_id: "x" })),
+  });
+  const c = createRuntimeClient({ baseUrl: "http://runtime.test", token: "t", fetch });
+  const errors = [];
+  const results = {
+    call_1: { success: true, content: "just a string" },
+    call_2: { success: true, content: [{ type: "input_text", text: "fine", extra: 1 }] },
+    call_3: { ok: true },
+  };
+  const reg = c.registerTool("thr_1", { name: "deploy", handler: (args) => results[args.n] }, { onError: (e) => errors.push(e) });
+  t.after(() => reg.stop());
+  await until(() => posted.length === 3);
+  const body = Object.fromEntries(posted);
+  assert.equal(body.call_1.success, false);
+  assert.match(body.call_1.content[0].text, /content/);
+  assert.deepEqual(body.call_2, { success: true, content: [{ type: "input_text", text: "fine" }] });
+  assert.equal(body.call_3.success, false);
+  assert.match(body.call_3.content[0].text, /success/);
+  assert.equal(errors.length, 2);
+});
+
+test("a result whose first POST answer was lost, then 404, is 'answered' when the stream shows it resolved", async (t) => {
+  let posts = 0;
+  let streamRequest;
+  const events = [];
+  const fetch = fakeFetch((request) => {
+    if (request.path === THREAD) return json(200, detail(0, [call("call_1")]));
+    if (request.path === EVENTS) {
+      streamRequest = request;
+      return sse(events, { end: "hang", signal: request.signal });
+    }
+    if (request.path.endsWith("/result")) {
+      posts += 1;
+      if (posts === 1) throw new TypeError("fetch failed"); // reached the server; the answer was lost
+      return json(404, { error: { message: "no pending call", status: 404 } });
+    }
+  });
+  // The stream carries the call's resolution once the first POST went out.
+  events.push(envelope(1, 0, "tool_call.resolved", settled("call_1", "resolved")));
+  const c = createRuntimeClient({ baseUrl: "http://runtime.test", token: "t", fetch });
+  const outcomes = [];
+  const reg = c.registerTool("thr_1", { name: "deploy", handler: () => "ok" }, { onCall: (_c, o) => outcomes.push(o) });
+  t.after(() => reg.stop());
+  await until(() => outcomes.length === 1, 5000);
+  assert.ok(streamRequest);
+  assert.equal(posts, 2);
+  assert.deepEqual(outcomes, ["answered"]);
+});
+
+test("many concurrent calls add no listener per call to one signal (no MaxListenersExceededWarning)", async (t) => {
+  const warnings = [];
+  const onWarning = (w) => warnings.push(w);
+  process.on("warning", onWarning);
+  t.after(() => process.off("warning", onWarning));
+  const pending = Array.from({ length: 25 }, (_, i) => call(`call_${i}`));
+  let release;
+  const gate = new Promise((r) => (release = r));
+  let answered = 0;
+  const fetch = pendingServer({ pending, onPost: () => (answered++, json(202, { accepted: true, call_id: "x" })) });
+  const c = createRuntimeClient({ baseUrl: "http://runtime.test", token: "t", fetch });
+  const reg = c.registerTool("thr_1", { name: "deploy", handler: () => gate.then(() => "ok") });
+  t.after(() => reg.stop());
+  await reg.ready;
+  await new Promise((r) => setTimeout(r, 20));
+  release();
+  await until(() => answered === 25);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(warnings.filter((w) => w.name === "MaxListenersExceededWarning").map(String), []);
+});
