@@ -214,7 +214,8 @@ export async function* streamEvents(
         throw new RuntimeApiError({ status: response.status, kind: "other", message: "event stream without a body", method: "GET", path });
       } else {
         const reader = response.body.getReader();
-        const decoder = new TextDecoder();
+        // The parser drops the stream's one BOM itself; the decoder must not drop another.
+        const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
         const parser = new SseParser(options.maxEventSize === undefined ? {} : { maxEventSize: options.maxEventSize });
         let stalled = false;
         read: for (;;) {

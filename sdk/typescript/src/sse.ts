@@ -4,7 +4,10 @@
  * chunk and an LF at the start of the next are one line end), `data:`
  * lines accumulate with "\n" between them, lines starting with ":" are
  * comments (the server's heartbeats), a blank line dispatches, and a
- * field name without a colon has an empty value.
+ * field name without a colon has an empty value. One leading BOM is
+ * dropped (feed it text decoded with `ignoreBOM: true`, so that it is
+ * dropped once, here), and an event not ended by a blank line is never
+ * dispatched.
  */
 export interface SseMessage {
   /** The `event:` field, "message" when absent. */
@@ -67,6 +70,8 @@ export class SseParser {
       this.#started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
+    // An empty chunk between a CR and its LF changes nothing: the CR still waits for it.
+    if (text.length === 0) return [];
     if (this.#trailingCR && text.startsWith("\n")) text = text.slice(1);
     this.#trailingCR = false;
     this.#buffer += text;

@@ -325,3 +325,18 @@ test("an event stream line over maxEventSize is a fatal StreamProtocolError, not
   assert.equal(reconnects.length, 0);
   assert.equal(fetch.to(EVENTS).length, 1);
 });
+
+test("the stream drops one BOM only (the decoder keeps it for the parser), and an unterminated last event is not delivered", async () => {
+  const bom = "\uFEFF";
+  const first = `${bom}${bom}data: ${JSON.stringify(envelope(5, 0))}\n\n`; // a second BOM: not a data line
+  const rest = `data: ${JSON.stringify(envelope(1, 0))}\n\ndata: ${JSON.stringify(envelope(2, 1))}\n`; // 2 never ends
+  let opened = 0;
+  const fetch = fakeFetch((request) => (opened++ === 0 ? sse([first, rest], { end: "close" }) : sse([], { end: "hang", signal: request.signal })));
+  const ac = new AbortController();
+  const items = [];
+  for await (const item of client(fetch).events("thr_1", { signal: ac.signal, reconnect: fast })) {
+    items.push(item);
+    setTimeout(() => ac.abort(), 50);
+  }
+  assert.deepEqual(items.map((i) => i.seq), [1]);
+});

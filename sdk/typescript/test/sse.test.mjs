@@ -65,3 +65,20 @@ test("a line or an event over maxEventSize throws StreamProtocolError instead of
   assert.deepEqual(ok.push("data: " + "z".repeat(50)), []);
   assert.equal(ok.push("\n\n")[0].data, "z".repeat(50));
 });
+
+test("an empty chunk between a CR and its LF keeps them one line end", () => {
+  const parser = new SseParser();
+  const out = [...parser.push("data: a\r"), ...parser.push(""), ...parser.push("\ndata: b\n\n")];
+  assert.deepEqual(out.map((m) => m.data), ["a\nb"]);
+});
+
+test("only one leading BOM is dropped; a second one is part of the first field name", () => {
+  const parser = new SseParser();
+  assert.deepEqual(parser.push("\uFEFF\uFEFFdata: x\n\ndata: y\n\n").map((m) => m.data), ["y"]);
+});
+
+test("a final event without the blank line that ends it is not dispatched", () => {
+  const parser = new SseParser();
+  assert.deepEqual(parser.push("data: done\n\ndata: cut"), [{ event: "message", data: "done", id: "" }]);
+  assert.deepEqual(parser.push("\n"), []);
+});
