@@ -1,4 +1,4 @@
-import { errorFromResponse, RuntimeApiError } from "./errors.js";
+import { errorFromResponse, RuntimeApiError, StreamCursorError } from "./errors.js";
 import { SseParser, StreamProtocolError } from "./sse.js";
 import type { RuntimeClient } from "./client.js";
 import type { RuntimeEvent, ThreadDetail } from "./types.js";
@@ -90,13 +90,15 @@ const DEFAULT_IDLE_MS = 45_000;
  * backoff from the last seq yielded. An event whose `previous_seq` shows a
  * gap is not yielded: the stream reopens from the last seq yielded and
  * the replay refills the gap. Only when that replay cannot (its first
- * event still does not follow on, or the server answers 410 Gone) does
- * the stream yield a {@link StreamResync} with a fresh snapshot and go on
- * from the snapshot's `latest_seq`.
+ * event still does not follow on) does the stream yield a
+ * {@link StreamResync} with a fresh snapshot and go on from the
+ * snapshot's `latest_seq`.
  *
  * The iteration ends when `signal` aborts or the caller stops iterating.
  * It throws {@link RuntimeApiError} at once for answers that retrying
- * cannot fix (400, 401, 403, 404 and other 4xx) and for a request that
+ * cannot fix (400, 401, 403, 404 and other 4xx; a 409 is a
+ * {@link StreamCursorError}: the cursor, given or resumed, is ahead of
+ * every event of that server, i.e. from another runtime) and for a request that
  * cannot be built (kind "invalid_request"), {@link StreamProtocolError}
  * for a line or event over `maxEventSize`, and the last error after
  * `reconnect.maxRetries` retries in a row.
@@ -203,11 +205,9 @@ export async function* streamEvents(
         if (!(error instanceof RuntimeApiError && error.retryable)) fatal = error;
         throw error;
       }
-      if (response.status === 410) {
-        await response.body?.cancel().catch(() => {});
-        outcome = "gone";
-      } else if (!response.ok) {
-        const error = await errorFromResponse(response, "GET", path);
+      if (!response.ok) {
+        let error = await errorFromResponse(response, "GET", path);
+        if (response.status === 409) error = new StreamCursorError(error, cursor);
         if (!error.retryable) fatal = error;
         throw error;
       } else if (!response.body) {

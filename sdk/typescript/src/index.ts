@@ -4,6 +4,7 @@ export {
   RuntimeApiError,
   CapabilityError,
   RuntimeCapabilityError,
+  StreamCursorError,
   errorKindForStatus,
 } from "./errors.js";
 export type { ErrorKind, CapabilityName } from "./errors.js";

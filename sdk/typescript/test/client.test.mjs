@@ -160,7 +160,7 @@ test("a previous_seq gap is refilled from the replay before anything after it is
   assert.deepEqual(reconnects.map((r) => [r.reason, r.sinceSeq, r.delayMs]), [["gap", 1, 0]]);
 });
 
-test("when the replay cannot refill a gap (or answers 410), the snapshot is yielded and streaming goes on after it", async () => {
+test("when the replay cannot refill a gap, the snapshot is yielded and streaming goes on after it", async () => {
   const detail = {
     thread: { id: "thr_1" },
     turns: [],
@@ -170,7 +170,7 @@ test("when the replay cannot refill a gap (or answers 410), the snapshot is yiel
     pending_user_inputs: [],
     pending_dynamic_tool_calls: [],
   };
-  for (const refusal of ["replay-gap", "410"]) {
+  for (const refusal of ["replay-gap"]) {
     const script = [
       (request) => sse([envelope(1, 0), envelope(7, 6)], { end: "hang", signal: request.signal }),
       refusal === "410"
@@ -339,4 +339,34 @@ test("the stream drops one BOM only (the decoder keeps it for the parser), and a
     setTimeout(() => ac.abort(), 50);
   }
   assert.deepEqual(items.map((i) => i.seq), [1]);
+});
+
+test("an error body's `kind` is ignored: the kind comes from the status", async () => {
+  const fetch = fakeFetch(() => json(400, { error: { message: "bad", status: 400, kind: "unreachable" } }));
+  const error = await client(fetch).listThreads().catch((e) => e);
+  assert.equal(error.kind, "invalid");
+  assert.equal(error.retryable, false);
+});
+
+test("a 409 for a cursor from another runtime throws StreamCursorError at once (first connect or resume)", async () => {
+  const { StreamCursorError } = await import("../dist/index.js");
+  const refuse = () => json(409, { error: { message: "since_seq 50 is ahead of this server's newest event (3): reload the thread and resume from its latest_seq", status: 409 } });
+  // Given by the caller.
+  let fetch = fakeFetch(refuse);
+  let error = await take(client(fetch).events("thr_1", { sinceSeq: 50, reconnect: fast }), 1).catch((e) => e);
+  assert.ok(error instanceof StreamCursorError, String(error));
+  assert.ok(error instanceof RuntimeApiError);
+  assert.equal(error.status, 409);
+  assert.equal(error.sinceSeq, 50);
+  assert.equal(fetch.to(EVENTS).length, 1);
+  // Resumed after a restart onto another store.
+  const script = [(request) => sse([envelope(1, 0)], { end: "close" }), refuse];
+  fetch = fakeFetch((request) => (script.shift() ?? refuse)(request));
+  const items = [];
+  error = await (async () => {
+    for await (const item of client(fetch).events("thr_1", { reconnect: fast })) items.push(item);
+  })().catch((e) => e);
+  assert.deepEqual(items.map((i) => i.seq), [1]);
+  assert.ok(error instanceof StreamCursorError, String(error));
+  assert.equal(error.sinceSeq, 1);
 });
