@@ -89,7 +89,8 @@ main().then(
   (code) => process.exit(code),
   (error) => {
     if (error instanceof RuntimeApiError) console.error(`codewhale said ${error.status} (${error.kind}): ${error.message}`);
-    else console.error(error);
+    // Only the message: a whole error object (its cause, its fields) is not meant for a terminal.
+    else console.error(error instanceof Error ? `${error.name}: ${error.message}` : "failed");
     process.exit(1);
   },
 );

@@ -91,9 +91,8 @@ export class RuntimeClient {
     if (!options || typeof options.baseUrl !== "string" || options.baseUrl === "") {
       throw new TypeError("createRuntimeClient: baseUrl is required (e.g. http://127.0.0.1:7878)");
     }
-    let base = options.baseUrl.replace(/\/+$/, "");
-    if (base.endsWith("/v1")) base = base.slice(0, -3);
-    this.baseUrl = base;
+    this.baseUrl = checkBaseUrl(options.baseUrl);
+    if (options.token !== undefined) checkToken(options.token);
     this.#token = options.token;
     const f = options.fetch ?? globalThis.fetch;
     if (typeof f !== "function") throw new TypeError("createRuntimeClient: no fetch available; pass options.fetch");
@@ -119,6 +118,109 @@ export class RuntimeClient {
     return url;
   }
 
+  /**
+   * `text` with this client's token (and any other secret header value it
+   * sends) replaced by `[redacted]`: for messages built from text this
+   * client does not control (a fetch error, a tool handler's error).
+   */
+  redact(text: string): string {
+    let out = text;
+    for (const secret of this.#secrets()) {
+      // A secret of a few characters cannot be told from ordinary text
+      // (and redacting it would mangle every message); real tokens are long.
+      if (secret.length >= MIN_REDACTED) out = out.split(secret).join("[redacted]");
+    }
+    return out;
+  }
+
+  #secrets(): string[] {
+    const secrets: string[] = [];
+    if (this.#token) secrets.push(this.#token, encodeURIComponent(this.#token));
+    for (const [name, value] of Object.entries(this.#headers)) {
+      if (SECRET_HEADER.test(name) && typeof value === "string" && value.length >= 4) secrets.push(value);
+    }
+    // Longest first, so that a secret containing another is removed whole.
+    return secrets.sort((a, b) => b.length - a.length);
+  }
+
+  /**
+   * Sends one request as-is and returns the response, whatever its status
+   * (what {@link request} and the event stream build on). A request that
+   * cannot even be built (an invalid header value, a bad URL) throws a
+   * {@link RuntimeApiError} with kind "invalid_request", which is not
+   * retryable; a request that got no answer throws one with status 0
+   * (kind "unreachable", retryable). Neither copies the underlying error's
+   * text without removing the token first.
+   * @internal
+   */
+  async send(
+    method: string,
+    path: string,
+    init: { query?: Query | undefined; headers?: Record<string, string>; body?: string; signal?: AbortSignal | undefined } = {},
+  ): Promise<Response> {
+    const url = this.url(path, init.query);
+    const headers = this.headers(init.headers);
+    const problem = requestProblem(url, headers);
+    if (problem) {
+      throw new RuntimeApiError({ status: 0, kind: "invalid_request", message: `${method} ${path}: ${problem}`, method, path });
+    }
+    try {
+      return await this.#fetch(url, {
+        method,
+        headers,
+        ...(init.body !== undefined ? { body: init.body } : {}),
+        ...(init.signal ? { signal: init.signal } : {}),
+      });
+    } catch (error) {
+      if (init.signal?.aborted) throw init.signal.reason ?? error;
+      throw new RuntimeApiError({
+        status: 0,
+        message: `${method} ${path}: the runtime could not be reached (${this.#describe(error)})`,
+        method,
+        path,
+        cause: this.#sanitize(error),
+      });
+    }
+  }
+
+  /** A short account of a fetch failure: its error code, never its text. */
+  #describe(error: unknown): string {
+    const codes: string[] = [];
+    let current: unknown = error;
+    for (let depth = 0; depth < 4 && current && typeof current === "object"; depth++) {
+      const code = (current as { code?: unknown }).code;
+      if (typeof code === "string" && /^[A-Z0-9_]{2,40}$/.test(code)) codes.push(code);
+      current = (current as { cause?: unknown }).cause;
+    }
+    if (codes.length > 0) return codes[0]!;
+    const name = error instanceof Error && /^[A-Za-z]{1,40}$/.test(error.name) ? error.name : "error";
+    return `${name}, no error code`;
+  }
+
+  /**
+   * A copy of `error` (and its causes) that is safe to keep: the same name
+   * and code, the message with the token removed, no other properties.
+   */
+  #sanitize(error: unknown, depth = 0): unknown {
+    if (depth > 4) return undefined;
+    if (!(error instanceof Error)) {
+      return error === undefined ? undefined : new Error(this.redact(String(error)));
+    }
+    const cause = (error as { cause?: unknown }).cause;
+    const safeCause = cause === undefined ? undefined : this.#sanitize(cause, depth + 1);
+    const copy = new Error(this.redact(error.message), safeCause === undefined ? undefined : { cause: safeCause });
+    copy.name = this.redact(error.name);
+    const code = (error as { code?: unknown }).code;
+    if (typeof code === "string") (copy as { code?: string }).code = this.redact(code);
+    copy.stack = `${copy.name}: ${copy.message}`;
+    return copy;
+  }
+
+  /** `error` with the token removed from its text (for a stream's read errors). @internal */
+  sanitizeError(error: unknown): unknown {
+    return this.#sanitize(error);
+  }
+
   /** The headers every request carries (auth included). */
   headers(extra?: Record<string, string>): Record<string, string> {
     const headers: Record<string, string> = { ...this.#headers, ...(extra ?? {}) };
@@ -139,28 +241,16 @@ export class RuntimeClient {
    */
   async request<T>(method: string, path: string, init: CallInit = {}): Promise<T> {
     const hasBody = init.body !== undefined || init.emptyBody === true;
-    const headers = this.headers({
+    const headers = {
       Accept: "application/json",
       ...(hasBody ? { "Content-Type": "application/json" } : {}),
+    };
+    const response = await this.send(method, path, {
+      query: init.query,
+      headers,
+      ...(hasBody ? { body: JSON.stringify(init.body ?? {}) } : {}),
+      signal: init.signal,
     });
-    let response: Response;
-    try {
-      response = await this.#fetch(this.url(path, init.query), {
-        method,
-        headers,
-        ...(hasBody ? { body: JSON.stringify(init.body ?? {}) } : {}),
-        ...(init.signal ? { signal: init.signal } : {}),
-      });
-    } catch (error) {
-      if (init.signal?.aborted) throw init.signal.reason ?? error;
-      throw new RuntimeApiError({
-        status: 0,
-        message: `${method} ${path}: the runtime could not be reached (${describe(error)})`,
-        method,
-        path,
-        cause: error,
-      });
-    }
     if (!response.ok) throw await errorFromResponse(response, method, path);
     const text = await response.text();
     if (text === "") return undefined as T;
@@ -199,13 +289,16 @@ export class RuntimeClient {
    */
   runtimeInfo(options: RequestOptions & { refresh?: boolean } = {}): Promise<RuntimeInfo> {
     if (!this.#info || options.refresh) {
-      const pending = this.request<RuntimeInfo>("GET", "/v1/runtime/info", { signal: options.signal });
+      // Fetched without any caller's signal (it is shared): each caller
+      // waits for it with its own signal, and one caller's abort fails only
+      // that caller. A failed read is dropped from the cache.
+      const pending = this.request<RuntimeInfo>("GET", "/v1/runtime/info");
       this.#info = pending;
       pending.catch(() => {
         if (this.#info === pending) this.#info = undefined;
       });
     }
-    return this.#info;
+    return raceSignal(this.#info, options.signal);
   }
 
   /**
@@ -404,11 +497,78 @@ export class RuntimeClient {
   }
 }
 
-function describe(error: unknown): string {
-  if (error instanceof Error) {
-    const cause = (error as { cause?: unknown }).cause;
-    const code = (cause as { code?: unknown } | undefined)?.code;
-    return typeof code === "string" ? `${error.message}: ${code}` : error.message;
+/** `promise`, or a rejection with the signal's reason as soon as `signal` aborts. */
+function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const abort = () => reject(signal.reason);
+    signal.addEventListener("abort", abort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener("abort", abort);
+        resolve(value);
+      },
+      (error) => {
+        signal.removeEventListener("abort", abort);
+        reject(error);
+      },
+    );
+  });
+}
+
+const MIN_REDACTED = 6;
+const SECRET_HEADER = /authorization|cookie|token|secret|key|password/i;
+
+/** The base URL without a trailing `/` or `/v1`; refuses what cannot work (and never repeats it). */
+function checkBaseUrl(raw: string): string {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new TypeError("createRuntimeClient: baseUrl is not an absolute URL (e.g. http://127.0.0.1:7878)");
   }
-  return String(error);
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError("createRuntimeClient: baseUrl must start with http:// or https:// (e.g. http://127.0.0.1:7878)");
+  }
+  if (url.username !== "" || url.password !== "") {
+    throw new TypeError("createRuntimeClient: baseUrl must not contain credentials (user:pass@); pass the token as options.token");
+  }
+  if (url.search !== "" || url.hash !== "") {
+    throw new TypeError("createRuntimeClient: baseUrl must not have a query or fragment");
+  }
+  let base = (url.origin + url.pathname).replace(/\/+$/, "");
+  if (base.endsWith("/v1")) base = base.slice(0, -3);
+  return base;
+}
+
+/** Refuses a token that cannot be sent as a header value (without repeating it). */
+function checkToken(token: unknown): void {
+  if (typeof token !== "string" || token === "") {
+    throw new TypeError("createRuntimeClient: token must be a non-empty string");
+  }
+  // A header value is Latin-1 without control characters; leading or
+  // trailing spaces would be trimmed away by fetch.
+  if (/[^\x20-\x7e\x80-\xff]/.test(token) || token.trim() !== token) {
+    throw new TypeError(
+      "createRuntimeClient: token contains characters a header cannot carry (control characters, a newline, NUL, non-Latin-1, or surrounding spaces)",
+    );
+  }
+}
+
+/** Why fetch would refuse to build this request (named, never quoting values), or undefined. */
+function requestProblem(url: string, headers: Record<string, string>): string | undefined {
+  try {
+    new URL(url);
+  } catch {
+    return "the request URL is invalid";
+  }
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      return `header ${/^[!#$%&'*+.^_`|~0-9A-Za-z-]{1,64}$/.test(name) ? name : "(invalid name)"} has an invalid name or value`;
+    }
+  }
+  return undefined;
 }

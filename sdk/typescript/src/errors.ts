@@ -1,7 +1,9 @@
 /**
  * What kind of failure a {@link RuntimeApiError} is, as the runtime names
  * it (`protocol::ErrorKind`): one per HTTP status, plus `unreachable` for a
- * request that got no HTTP answer at all.
+ * request that got no HTTP answer at all and `invalid_request` for one this
+ * client could not even build (an invalid header value; status 0, not
+ * retryable).
  */
 export type ErrorKind =
   | "invalid"
@@ -13,6 +15,7 @@ export type ErrorKind =
   | "too_large"
   | "internal"
   | "unreachable"
+  | "invalid_request"
   | "other";
 
 /** The kind the runtime gives an HTTP status (`ErrorKind::from_status`). */
@@ -48,7 +51,7 @@ export function errorKindForStatus(status: number): ErrorKind {
  * (`status` 0, `kind` "unreachable", the network error as `cause`).
  */
 export class RuntimeApiError extends Error {
-  override readonly name = "RuntimeApiError";
+  override readonly name: string = "RuntimeApiError";
   /** The HTTP status; 0 when the server could not be reached. */
   readonly status: number;
   /** What code should match on. */
@@ -78,7 +81,8 @@ export class RuntimeApiError extends Error {
 
   /** Whether retrying the same request later can help. */
   get retryable(): boolean {
-    return this.status === 0 || this.status === 408 || this.status === 429 || this.status >= 500;
+    if (this.status === 0) return this.kind === "unreachable";
+    return this.status === 408 || this.status === 429 || this.status >= 500;
   }
 }
 
@@ -133,12 +137,12 @@ export async function errorFromResponse(
   }
   let body: unknown = text;
   let message = `${method} ${path}: HTTP ${response.status}`;
-  let kind: ErrorKind | undefined;
   try {
     body = JSON.parse(text);
-    const error = (body as { error?: { message?: unknown; kind?: unknown } } | null)?.error;
+    // The kind comes from the status alone (the server's body has none,
+    // and a body's claim must not override what the status says).
+    const error = (body as { error?: { message?: unknown } } | null)?.error;
     if (error && typeof error.message === "string" && error.message !== "") message = error.message;
-    if (error && typeof error.kind === "string") kind = error.kind as ErrorKind;
   } catch {
     if (text.trim() !== "" && text.length <= 1024) message = `${message}: ${text.trim()}`;
   }
@@ -148,6 +152,22 @@ export async function errorFromResponse(
     method,
     path,
     body,
-    ...(kind === undefined ? {} : { kind }),
   });
+}
+
+/**
+ * The server refused the stream's cursor with 409: `sinceSeq` is ahead of
+ * every event it has, so the cursor comes from another runtime (a reset
+ * `$CODEWHALE_HOME`, another server). Resuming cannot fix it and a resync
+ * would go backwards (the stream's seqs only grow): reload the thread
+ * (`getThread`) and stream again from its `latest_seq`.
+ */
+export class StreamCursorError extends RuntimeApiError {
+  override readonly name: string = "StreamCursorError";
+  /** The refused cursor. */
+  readonly sinceSeq: number;
+  constructor(error: RuntimeApiError, sinceSeq: number) {
+    super({ status: error.status, message: error.message, method: error.method, path: error.path, body: error.body });
+    this.sinceSeq = sinceSeq;
+  }
 }

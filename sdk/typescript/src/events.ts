@@ -1,5 +1,5 @@
-import { errorFromResponse, RuntimeApiError } from "./errors.js";
-import { SseParser } from "./sse.js";
+import { errorFromResponse, RuntimeApiError, StreamCursorError } from "./errors.js";
+import { SseParser, StreamProtocolError } from "./sse.js";
 import type { RuntimeClient } from "./client.js";
 import type { RuntimeEvent, ThreadDetail } from "./types.js";
 
@@ -32,6 +32,12 @@ export interface EventsOptions {
    * 0 turns it off.
    */
   idleTimeoutMs?: number;
+  /**
+   * The longest line and largest event accepted from the server, in
+   * UTF-16 code units (default 32 MiB). More is a fatal
+   * {@link StreamProtocolError}, not retried.
+   */
+  maxEventSize?: number;
   /** Told before each reconnection (for logs and tests). */
   onReconnect?: (info: ReconnectInfo) => void;
 }
@@ -84,13 +90,17 @@ const DEFAULT_IDLE_MS = 45_000;
  * backoff from the last seq yielded. An event whose `previous_seq` shows a
  * gap is not yielded: the stream reopens from the last seq yielded and
  * the replay refills the gap. Only when that replay cannot (its first
- * event still does not follow on, or the server answers 410 Gone) does
- * the stream yield a {@link StreamResync} with a fresh snapshot and go on
- * from the snapshot's `latest_seq`.
+ * event still does not follow on) does the stream yield a
+ * {@link StreamResync} with a fresh snapshot and go on from the
+ * snapshot's `latest_seq`.
  *
  * The iteration ends when `signal` aborts or the caller stops iterating.
  * It throws {@link RuntimeApiError} at once for answers that retrying
- * cannot fix (400, 401, 403, 404 and other 4xx), and the last error after
+ * cannot fix (400, 401, 403, 404 and other 4xx; a 409 is a
+ * {@link StreamCursorError}: the cursor, given or resumed, is ahead of
+ * every event of that server, i.e. from another runtime) and for a request that
+ * cannot be built (kind "invalid_request"), {@link StreamProtocolError}
+ * for a line or event over `maxEventSize`, and the last error after
  * `reconnect.maxRetries` retries in a row.
  */
 export async function* streamEvents(
@@ -120,7 +130,10 @@ export async function* streamEvents(
     if (failures > maxRetries) {
       throw error ?? new RuntimeApiError({ status: 0, message: "event stream: gave up reconnecting", method: "GET", path });
     }
-    const base = Math.min(maxDelay, (serverDelay ?? initialDelay) * 2 ** (failures - 1));
+    // The server's `retry:` may raise the base delay, never lower it below
+    // ours (`retry: 0` would otherwise turn backoff into a busy loop).
+    const first = Math.max(initialDelay, serverDelay ?? initialDelay);
+    const base = Math.min(Math.max(maxDelay, initialDelay), first * 2 ** (failures - 1));
     const delayMs = Math.round(base / 2 + Math.random() * (base / 2));
     options.onReconnect?.({ reason, sinceSeq: cursor, attempt: failures, delayMs, error });
     return sleep(delayMs, user);
@@ -182,33 +195,28 @@ export async function* streamEvents(
     try {
       let response: Response;
       try {
-        response = await client.fetch(client.url(path, { since_seq: cursor }), {
-          method: "GET",
-          headers: client.headers({ Accept: "text/event-stream" }),
+        response = await client.send("GET", path, {
+          query: { since_seq: cursor },
+          headers: { Accept: "text/event-stream" },
           signal: connection.signal,
         });
       } catch (error) {
-        throw new RuntimeApiError({
-          status: 0,
-          message: `GET ${path}: the runtime could not be reached`,
-          method: "GET",
-          path,
-          cause: error,
-        });
+        // A request that cannot be built (a bad header value) fails the same way every time.
+        if (!(error instanceof RuntimeApiError && error.retryable)) fatal = error;
+        throw error;
       }
-      if (response.status === 410) {
-        await response.body?.cancel().catch(() => {});
-        outcome = "gone";
-      } else if (!response.ok) {
-        const error = await errorFromResponse(response, "GET", path);
+      if (!response.ok) {
+        let error = await errorFromResponse(response, "GET", path);
+        if (response.status === 409) error = new StreamCursorError(error, cursor);
         if (!error.retryable) fatal = error;
         throw error;
       } else if (!response.body) {
         throw new RuntimeApiError({ status: response.status, kind: "other", message: "event stream without a body", method: "GET", path });
       } else {
         const reader = response.body.getReader();
-        const decoder = new TextDecoder();
-        const parser = new SseParser();
+        // The parser drops the stream's one BOM itself; the decoder must not drop another.
+        const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
+        const parser = new SseParser(options.maxEventSize === undefined ? {} : { maxEventSize: options.maxEventSize });
         let stalled = false;
         read: for (;;) {
           if (idleMs > 0) {
@@ -221,13 +229,19 @@ export async function* streamEvents(
           try {
             chunk = await reader.read();
           } catch (error) {
-            if (stalled) throw new RuntimeApiError({ status: 0, message: `GET ${path}: no data for ${idleMs} ms`, method: "GET", path, cause: error });
-            throw new RuntimeApiError({ status: 0, message: `GET ${path}: the stream broke`, method: "GET", path, cause: error });
+            if (stalled) throw new RuntimeApiError({ status: 0, message: `GET ${path}: no data for ${idleMs} ms`, method: "GET", path });
+            throw new RuntimeApiError({ status: 0, message: `GET ${path}: the stream broke`, method: "GET", path, cause: client.sanitizeError(error) });
           } finally {
             clearTimeout(idle);
           }
           if (chunk.done) break;
-          const messages = parser.push(decoder.decode(chunk.value, { stream: true }));
+          let messages;
+          try {
+            messages = parser.push(decoder.decode(chunk.value, { stream: true }));
+          } catch (error) {
+            if (error instanceof StreamProtocolError) fatal = error; // the same server would send it again
+            throw error;
+          }
           if (parser.retry !== undefined) serverDelay = parser.retry;
           for (const message of messages) {
             const event = parseEnvelope(message.data);

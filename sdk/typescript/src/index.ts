@@ -4,6 +4,7 @@ export {
   RuntimeApiError,
   CapabilityError,
   RuntimeCapabilityError,
+  StreamCursorError,
   errorKindForStatus,
 } from "./errors.js";
 export type { ErrorKind, CapabilityName } from "./errors.js";
@@ -18,6 +19,6 @@ export type {
   ToolRegistration,
   RegisterToolOptions,
 } from "./tools.js";
-export { SseParser } from "./sse.js";
-export type { SseMessage } from "./sse.js";
+export { SseParser, StreamProtocolError, DEFAULT_MAX_EVENT_SIZE } from "./sse.js";
+export type { SseMessage, SseParserOptions } from "./sse.js";
 export type * from "./types.js";

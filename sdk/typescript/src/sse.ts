@@ -4,7 +4,10 @@
  * chunk and an LF at the start of the next are one line end), `data:`
  * lines accumulate with "\n" between them, lines starting with ":" are
  * comments (the server's heartbeats), a blank line dispatches, and a
- * field name without a colon has an empty value.
+ * field name without a colon has an empty value. One leading BOM is
+ * dropped (feed it text decoded with `ignoreBOM: true`, so that it is
+ * dropped once, here), and an event not ended by a blank line is never
+ * dispatched.
  */
 export interface SseMessage {
   /** The `event:` field, "message" when absent. */
@@ -14,7 +17,35 @@ export interface SseMessage {
   id: string;
 }
 
+/** The default cap of one line and of one event's data: 32 MiB (in UTF-16 code units). */
+export const DEFAULT_MAX_EVENT_SIZE = 32 * 1024 * 1024;
+
+/**
+ * The stream broke the protocol in a way reconnecting cannot fix: a line
+ * or an event larger than the cap (`SseParser`'s `maxEventSize`). Fatal:
+ * the event stream throws it instead of reconnecting.
+ */
+export class StreamProtocolError extends Error {
+  override readonly name = "StreamProtocolError";
+  /** The cap that was exceeded. */
+  readonly limit: number;
+  constructor(message: string, limit: number) {
+    super(message);
+    this.limit = limit;
+  }
+}
+
+export interface SseParserOptions {
+  /**
+   * The longest line and the largest event data accepted (UTF-16 code
+   * units); more throws {@link StreamProtocolError}. Default 32 MiB.
+   */
+  maxEventSize?: number;
+}
+
 export class SseParser {
+  readonly #max: number;
+  #dataSize = 0;
   #buffer = "";
   #trailingCR = false;
   #started = false;
@@ -29,12 +60,18 @@ export class SseParser {
   /** Comments (heartbeats) seen: a sign of life without an event. */
   comments = 0;
 
+  constructor(options: SseParserOptions = {}) {
+    this.#max = options.maxEventSize ?? DEFAULT_MAX_EVENT_SIZE;
+  }
+
   /** Feeds decoded text; returns the messages it completed. */
   push(text: string): SseMessage[] {
     if (!this.#started && text.length > 0) {
       this.#started = true;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
+    // An empty chunk between a CR and its LF changes nothing: the CR still waits for it.
+    if (text.length === 0) return [];
     if (this.#trailingCR && text.startsWith("\n")) text = text.slice(1);
     this.#trailingCR = false;
     this.#buffer += text;
@@ -66,6 +103,10 @@ export class SseParser {
     }
     this.#buffer = this.#buffer.slice(start);
     this.#scanFrom = this.#buffer.length;
+    if (this.#buffer.length > this.#max) {
+      this.#buffer = "";
+      throw new StreamProtocolError(`event stream: a line longer than ${this.#max} characters`, this.#max);
+    }
     return out;
   }
 
@@ -85,6 +126,12 @@ export class SseParser {
     }
     switch (field) {
       case "data":
+        this.#dataSize += value.length + 1;
+        if (this.#dataSize > this.#max) {
+          this.#data = [];
+          this.#dataSize = 0;
+          throw new StreamProtocolError(`event stream: an event larger than ${this.#max} characters`, this.#max);
+        }
         this.#data.push(value);
         this.#hasData = true;
         break;
@@ -111,6 +158,7 @@ export class SseParser {
       id: this.#lastId,
     };
     this.#data = [];
+    this.#dataSize = 0;
     this.#hasData = false;
     this.#event = "";
     return hasData ? message : undefined;

@@ -160,7 +160,7 @@ test("a previous_seq gap is refilled from the replay before anything after it is
   assert.deepEqual(reconnects.map((r) => [r.reason, r.sinceSeq, r.delayMs]), [["gap", 1, 0]]);
 });
 
-test("when the replay cannot refill a gap (or answers 410), the snapshot is yielded and streaming goes on after it", async () => {
+test("when the replay cannot refill a gap, the snapshot is yielded and streaming goes on after it", async () => {
   const detail = {
     thread: { id: "thr_1" },
     turns: [],
@@ -170,7 +170,7 @@ test("when the replay cannot refill a gap (or answers 410), the snapshot is yiel
     pending_user_inputs: [],
     pending_dynamic_tool_calls: [],
   };
-  for (const refusal of ["replay-gap", "410"]) {
+  for (const refusal of ["replay-gap"]) {
     const script = [
       (request) => sse([envelope(1, 0), envelope(7, 6)], { end: "hang", signal: request.signal }),
       refusal === "410"
@@ -258,4 +258,115 @@ test("a browser-style fetch that needs a plain call (no `this`) works, for calls
   assert.equal((await c.health()).status, "ok");
   const items = await take(c.events("thr_1"), 1);
   assert.equal(items[0].seq, 1);
+});
+
+test("one caller's abort fails only that caller: the shared runtime info read goes on for the others", async () => {
+  let infoReads = 0;
+  let releaseInfo;
+  const gate = new Promise((resolve) => (releaseInfo = resolve));
+  const base = fakeFetch(() => json(200, []));
+  const fetch = async (input, init = {}) => {
+    if (String(input).endsWith("/v1/runtime/info")) {
+      infoReads += 1;
+      if (init.signal) throw new Error("the shared info read must not carry a caller's signal");
+      await gate;
+    }
+    return base(input, init);
+  };
+  const c = client(fetch);
+  const a = new AbortController();
+  const first = c.listThreads({}, { signal: a.signal }).then(() => "ok", (e) => e);
+  const second = c.listThreads({}).then(() => "ok", (e) => e);
+  a.abort(new Error("caller A gave up"));
+  assert.equal((await first).message, "caller A gave up");
+  releaseInfo();
+  assert.equal(await second, "ok");
+  assert.equal(infoReads, 1);
+});
+
+test("a failed runtime info read is not cached: the next call reads it again", async () => {
+  let infoReads = 0;
+  const base = fakeFetch(() => json(200, []));
+  const fetch = async (input, init = {}) => {
+    if (String(input).endsWith("/v1/runtime/info") && ++infoReads === 1) return json(500, { error: { message: "boom", status: 500 } });
+    return base(input, init);
+  };
+  const c = client(fetch);
+  assert.equal((await c.listThreads().catch((e) => e)).status, 500);
+  assert.deepEqual(await c.listThreads(), []);
+  assert.equal(infoReads, 2);
+});
+
+test("a server's `retry: 0` does not remove the backoff: delays never go below initialDelayMs", async () => {
+  const fetch = fakeFetch(() => sse(["retry: 0\n\n"], { end: "close" }));
+  const delays = [];
+  const error = await take(
+    client(fetch).events("thr_1", {
+      reconnect: { initialDelayMs: 20, maxDelayMs: 100, maxRetries: 4 },
+      onReconnect: (info) => delays.push(info.delayMs),
+    }),
+    1,
+  ).catch((e) => e);
+  assert.ok(error instanceof RuntimeApiError);
+  assert.equal(delays.length, 4);
+  // Jitter keeps each delay in [base/2, base]: the first base is at least 20 ms.
+  for (const [i, delay] of delays.entries()) assert.ok(delay >= Math.min(100, 20 * 2 ** i) / 2, `delay ${i} was ${delay}`);
+});
+
+test("an event stream line over maxEventSize is a fatal StreamProtocolError, not retried", async () => {
+  const { StreamProtocolError } = await import("../dist/index.js");
+  const fetch = fakeFetch((request) => sse(["data: " + "x".repeat(500)], { end: "hang", signal: request.signal }));
+  const reconnects = [];
+  const error = await take(
+    client(fetch).events("thr_1", { maxEventSize: 256, reconnect: fast, onReconnect: (i) => reconnects.push(i) }),
+    1,
+  ).catch((e) => e);
+  assert.ok(error instanceof StreamProtocolError, String(error));
+  assert.equal(reconnects.length, 0);
+  assert.equal(fetch.to(EVENTS).length, 1);
+});
+
+test("the stream drops one BOM only (the decoder keeps it for the parser), and an unterminated last event is not delivered", async () => {
+  const bom = "\uFEFF";
+  const first = `${bom}${bom}data: ${JSON.stringify(envelope(5, 0))}\n\n`; // a second BOM: not a data line
+  const rest = `data: ${JSON.stringify(envelope(1, 0))}\n\ndata: ${JSON.stringify(envelope(2, 1))}\n`; // 2 never ends
+  let opened = 0;
+  const fetch = fakeFetch((request) => (opened++ === 0 ? sse([first, rest], { end: "close" }) : sse([], { end: "hang", signal: request.signal })));
+  const ac = new AbortController();
+  const items = [];
+  for await (const item of client(fetch).events("thr_1", { signal: ac.signal, reconnect: fast })) {
+    items.push(item);
+    setTimeout(() => ac.abort(), 50);
+  }
+  assert.deepEqual(items.map((i) => i.seq), [1]);
+});
+
+test("an error body's `kind` is ignored: the kind comes from the status", async () => {
+  const fetch = fakeFetch(() => json(400, { error: { message: "bad", status: 400, kind: "unreachable" } }));
+  const error = await client(fetch).listThreads().catch((e) => e);
+  assert.equal(error.kind, "invalid");
+  assert.equal(error.retryable, false);
+});
+
+test("a 409 for a cursor from another runtime throws StreamCursorError at once (first connect or resume)", async () => {
+  const { StreamCursorError } = await import("../dist/index.js");
+  const refuse = () => json(409, { error: { message: "since_seq 50 is ahead of this server's newest event (3): reload the thread and resume from its latest_seq", status: 409 } });
+  // Given by the caller.
+  let fetch = fakeFetch(refuse);
+  let error = await take(client(fetch).events("thr_1", { sinceSeq: 50, reconnect: fast }), 1).catch((e) => e);
+  assert.ok(error instanceof StreamCursorError, String(error));
+  assert.ok(error instanceof RuntimeApiError);
+  assert.equal(error.status, 409);
+  assert.equal(error.sinceSeq, 50);
+  assert.equal(fetch.to(EVENTS).length, 1);
+  // Resumed after a restart onto another store.
+  const script = [(request) => sse([envelope(1, 0)], { end: "close" }), refuse];
+  fetch = fakeFetch((request) => (script.shift() ?? refuse)(request));
+  const items = [];
+  error = await (async () => {
+    for await (const item of client(fetch).events("thr_1", { reconnect: fast })) items.push(item);
+  })().catch((e) => e);
+  assert.deepEqual(items.map((i) => i.seq), [1]);
+  assert.ok(error instanceof StreamCursorError, String(error));
+  assert.equal(error.sinceSeq, 1);
 });

@@ -164,6 +164,13 @@ test("registerTool answers a client tool exactly once, across a cut connection a
   const last = (await runtime.mock.requests()).at(-1);
   assert.match(JSON.stringify(last.messages), /opened src\/main.rs at line 1/);
 
+  // One client registers a tool once per thread: a second registration
+  // is refused while the first runs.
+  assert.throws(() => registerTool(client, thread.id, openFile([])), /already registered/);
+  registration.stop();
+  await registration.done;
+  assert.equal(calls.length, 1);
+
   // A later registration of the same tool finds nothing to answer: the
   // call was resolved, and resolved calls are never run again.
   const later = [];
@@ -173,9 +180,6 @@ test("registerTool answers a client tool exactly once, across a cut connection a
   await second.done;
   assert.deepEqual(later, []);
   assert.equal(second.calls.size, 0);
-  registration.stop();
-  await registration.done;
-  assert.equal(calls.length, 1);
 });
 
 test("registerTool answers a call that was already waiting when it started (from the snapshot)", async (t) => {

@@ -50,3 +50,35 @@ test("a CR at the end of one chunk and LF at the start of the next are one line 
   assert.deepEqual(parser.push("\n\r"), [{ event: "message", data: "a", id: "" }]);
   assert.deepEqual(parser.push("\ndata: b\r\n\r\n"), [{ event: "message", data: "b", id: "" }]);
 });
+
+test("a line or an event over maxEventSize throws StreamProtocolError instead of growing without bound", async () => {
+  const { StreamProtocolError } = await import("../dist/index.js");
+  const line = new SseParser({ maxEventSize: 100 });
+  line.push("data: " + "x".repeat(60));
+  assert.throws(() => line.push("x".repeat(60)), StreamProtocolError);
+  const event = new SseParser({ maxEventSize: 100 });
+  event.push("data: " + "y".repeat(40) + "\n");
+  event.push("data: " + "y".repeat(40) + "\n");
+  assert.throws(() => event.push("data: " + "y".repeat(40) + "\n"), StreamProtocolError);
+  // Within the cap, lines and events spread over many chunks still parse.
+  const ok = new SseParser({ maxEventSize: 100 });
+  assert.deepEqual(ok.push("data: " + "z".repeat(50)), []);
+  assert.equal(ok.push("\n\n")[0].data, "z".repeat(50));
+});
+
+test("an empty chunk between a CR and its LF keeps them one line end", () => {
+  const parser = new SseParser();
+  const out = [...parser.push("data: a\r"), ...parser.push(""), ...parser.push("\ndata: b\n\n")];
+  assert.deepEqual(out.map((m) => m.data), ["a\nb"]);
+});
+
+test("only one leading BOM is dropped; a second one is part of the first field name", () => {
+  const parser = new SseParser();
+  assert.deepEqual(parser.push("\uFEFF\uFEFFdata: x\n\ndata: y\n\n").map((m) => m.data), ["y"]);
+});
+
+test("a final event without the blank line that ends it is not dispatched", () => {
+  const parser = new SseParser();
+  assert.deepEqual(parser.push("data: done\n\ndata: cut"), [{ event: "message", data: "done", id: "" }]);
+  assert.deepEqual(parser.push("\n"), []);
+});
