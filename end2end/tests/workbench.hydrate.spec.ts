@@ -265,7 +265,7 @@ test("a failed action says what went wrong, with its HTTP status, and keeps the 
   await workspace.fill("/definitely/not/a/workspace");
   await page.getByRole("button", { name: "Create thread" }).click();
   const alert = form.getByRole("alert");
-  await expect(alert).toHaveText(/^HTTP 400: workspace ".*" does not exist$/);
+  await expect(alert).toHaveText(/^HTTP 409: workspace ".*" does not exist$/);
   await expect(page).toHaveURL(codewhale.origin + "/");
   await expect(workspace).toHaveValue("/definitely/not/a/workspace");
   await page.screenshot({ path: test.info().outputPath("failed-action.png"), fullPage: true });

@@ -1,7 +1,7 @@
 //! Phones and other paired devices: their records, renaming them, and the
 //! one-time pairing links that create them.
 
-use serde::{Deserialize, Serialize};
+use serde::{de::Error as _, Deserialize, Deserializer, Serialize};
 
 /// A paired device. Its session secret is never part of it (the server
 /// keeps only a hash).
@@ -37,7 +37,7 @@ pub struct PatchDevice {
 #[serde(deny_unknown_fields)]
 pub struct CreatePairing {
     /// Seconds the link stays usable (default 300, at most 3600).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "whole_number")]
     pub ttl_seconds: Option<u64>,
     /// The name the paired device starts with.
     #[serde(default)]
@@ -67,4 +67,41 @@ pub struct PairingCreated {
 pub struct DeviceRevoked {
     pub id: String,
     pub revoked: bool,
+}
+
+/// A whole number, however JSON spells it: `300` or `300.0` (JSON Schema's
+/// `integer`, which the API document promises, admits both).
+fn whole_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+    let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
+        return Ok(None);
+    };
+    let whole = number.as_u64().or_else(|| {
+        number
+            .as_f64()
+            .filter(|f| f.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(f))
+            .map(|f| f as u64)
+    });
+    whole.map(Some).ok_or_else(|| {
+        D::Error::custom(format!("expected a whole number of seconds, got {number}"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::CreatePairing;
+
+    #[test]
+    fn a_ttl_is_a_whole_number_however_it_is_written() {
+        let ttl = |json: &str| serde_json::from_str::<CreatePairing>(json).map(|p| p.ttl_seconds);
+        assert_eq!(ttl(r#"{"ttl_seconds": 300}"#).unwrap(), Some(300));
+        assert_eq!(ttl(r#"{"ttl_seconds": 300.0}"#).unwrap(), Some(300));
+        assert_eq!(ttl(r#"{"ttl_seconds": null}"#).unwrap(), None);
+        assert_eq!(ttl("{}").unwrap(), None);
+        for bad in ["300.5", "-1", "\"300\"", "1e300"] {
+            assert!(
+                ttl(&format!(r#"{{"ttl_seconds": {bad}}}"#)).is_err(),
+                "{bad} is refused"
+            );
+        }
+    }
 }

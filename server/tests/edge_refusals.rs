@@ -269,12 +269,13 @@ async fn failed_server_functions_answer_with_their_status_and_message() {
         .as_str()
         .unwrap()
         .contains("between 1 and"));
-    // A runtime conflict: a workspace that does not exist is the client's fault.
+    // A runtime conflict: a workspace that does not exist here keeps its
+    // status (409), as on /v1.
     let reply = h
         .send(call(
             "/api/create_thread",
             "request[workspace]=%2Fno%2Fsuch%2Fdir",
         ))
         .await;
-    assert_eq!(reply.status, StatusCode::BAD_REQUEST, "{}", reply.text());
+    assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text());
 }

@@ -118,9 +118,27 @@ fn it_is_openapi_3_1_with_every_operation_identified_secured_and_answering_error
 fn the_event_stream_has_one_schema_per_event_discriminated_by_name() {
     let document = document();
     let schemas = &document["components"]["schemas"];
+    // The response is read one SSE frame at a time; a frame's data is a
+    // StreamEvent.
     let stream = &document["paths"]["/v1/threads/{id}/events"]["get"]["responses"]["200"]
         ["content"]["text/event-stream"]["schema"]["$ref"];
-    assert_eq!(stream, "#/components/schemas/StreamEvent");
+    assert_eq!(stream, "#/components/schemas/StreamFrame");
+    let frame = &schemas["StreamFrame"];
+    assert_eq!(
+        frame["required"],
+        serde_json::json!(["id", "event", "data"])
+    );
+    assert_eq!(
+        frame["properties"]["data"]["contentSchema"]["$ref"],
+        "#/components/schemas/StreamEvent"
+    );
+    assert_eq!(
+        frame["properties"]["event"]["enum"]
+            .as_array()
+            .unwrap()
+            .len(),
+        protocol::EventName::ALL.len()
+    );
     let union = &schemas["StreamEvent"];
     assert_eq!(union["discriminator"]["propertyName"], "event");
     assert_eq!(

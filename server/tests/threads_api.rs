@@ -50,7 +50,6 @@ async fn create_refuses_bad_input_with_400_or_413() {
     let bad_bodies = [
         json!({"mode": "turbo"}),
         json!({"model": "  "}),
-        json!({"workspace": "/definitely/not/here"}),
         json!({"mode": 3}),
         json!({"allow_shell": "yes"}),
         json!({"no_such_field": true}),
@@ -63,6 +62,10 @@ async fn create_refuses_bad_input_with_400_or_413() {
         let (status, message) = api.try_create_thread(&body).await.error();
         assert_eq!(status, 400, "{body}: {message}");
     }
+    // A well-formed path that names no directory here is a conflict with
+    // this machine's state, not a malformed request.
+    let missing = json!({"workspace": "/definitely/not/here"});
+    assert_eq!(api.try_create_thread(&missing).await.error().0, 409);
     let json = Some("application/json");
     let not_json = api.post_bytes("/v1/threads", json, "{not json").await;
     assert_eq!(not_json.error().0, 400);
@@ -237,13 +240,15 @@ async fn patch_changes_fields_and_validates() {
         json!({"model": ""}),
         json!({"mode": ""}),
         json!({"mode": "turbo"}),
-        json!({"workspace": "/nope/nope"}),
         json!({"archived": "yes"}),
         json!({"id": "thr_1"}),
     ] {
         let (status, message) = patch(body.clone()).await.error();
         assert_eq!(status, 400, "{body}: {message}");
     }
+    // No such directory here: a conflict with this machine's state.
+    let (status, message) = patch(json!({"workspace": "/nope/nope"})).await.error();
+    assert_eq!(status, 409, "{message}");
 }
 
 #[tokio::test]

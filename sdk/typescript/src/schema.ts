@@ -202,7 +202,7 @@ export interface paths {
         put?: never;
         /**
          * 202: the compaction runs as a turn; follow it on the event stream.
-         *     The body is optional.
+         *     The body is optional: none, blank or JSON `null` are the defaults.
          */
         post: operations["compactThread"];
         delete?: never;
@@ -516,7 +516,7 @@ export interface components {
         /** @description `POST /v1/devices/pairings`: mint a one-time pairing link. */
         CreatePairing: {
             /** @description The name the paired device starts with. */
-            label?: string | null;
+            label?: ((string & (unknown & unknown)) | null) & (unknown & unknown);
             /**
              * Format: int64
              * @description Seconds the link stays usable (default 300, at most 3600).
@@ -527,7 +527,8 @@ export interface components {
             allow_shell?: boolean | null;
             auto_approve?: boolean | null;
             dynamic_tools?: components["schemas"]["DynamicToolSpec"][] | null;
-            mode?: string | null;
+            /** @enum {string|null} */
+            mode?: "agent" | "plan" | "yolo" | null;
             model?: string | null;
             model_provider?: string | null;
             system_prompt?: string | null;
@@ -579,7 +580,11 @@ export interface components {
         /** @description A tool the client executes, registered on a thread or a turn. */
         DynamicToolSpec: {
             description?: string;
-            input_schema?: unknown;
+            /** @description A JSON Schema of an object: `{"type": "object", …}` (the default) */
+            input_schema?: {
+                /** @constant */
+                type: "object";
+            };
             name: string;
             namespace?: string | null;
         };
@@ -728,18 +733,37 @@ export interface components {
         };
         /** @description `PATCH /v1/devices/{id}`. */
         PatchDevice: {
-            name: string;
+            name: string & (unknown & unknown);
         };
         PatchThread: {
             allow_shell?: boolean | null;
             archived?: boolean | null;
             auto_approve?: boolean | null;
-            mode?: string | null;
+            /** @enum {string|null} */
+            mode?: "agent" | "plan" | "yolo" | null;
             model?: string | null;
             system_prompt?: string | null;
             title?: string | null;
             trust_mode?: boolean | null;
             workspace?: string | null;
+        } | {
+            allow_shell: unknown;
+        } | {
+            archived: unknown;
+        } | {
+            auto_approve: unknown;
+        } | {
+            mode: unknown;
+        } | {
+            model: unknown;
+        } | {
+            system_prompt: unknown;
+        } | {
+            title: unknown;
+        } | {
+            trust_mode: unknown;
+        } | {
+            workspace: unknown;
         };
         Question: {
             allow_free_text?: boolean;
@@ -774,7 +798,8 @@ export interface components {
             /** @description Added to the thread's dynamic tools for this turn (same name wins). */
             dynamic_tools?: components["schemas"]["DynamicToolSpec"][] | null;
             input_summary?: string | null;
-            mode?: string | null;
+            /** @enum {string|null} */
+            mode?: "agent" | "plan" | "yolo" | null;
             model?: string | null;
             /** @description A provider id from config (deepseek, openai, or a custom one). */
             model_provider?: string | null;
@@ -787,6 +812,14 @@ export interface components {
         };
         /** @description One event: the envelope, with `payload` typed by `event`. */
         StreamEvent: components["schemas"]["ThreadStartedEvent"] | components["schemas"]["ThreadUpdatedEvent"] | components["schemas"]["ThreadForkedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnSteeredEvent"] | components["schemas"]["TurnInterruptRequestedEvent"] | components["schemas"]["TurnCompletedEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["ItemFailedEvent"] | components["schemas"]["ItemInterruptedEvent"] | components["schemas"]["ApprovalRequiredEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ApprovalTimeoutEvent"] | components["schemas"]["UserInputRequiredEvent"] | components["schemas"]["UserInputAnsweredEvent"] | components["schemas"]["UserInputCanceledEvent"] | components["schemas"]["ToolCallRequestedEvent"] | components["schemas"]["ToolCallResolvedEvent"] | components["schemas"]["ToolCallTimeoutEvent"] | components["schemas"]["ToolCallCanceledEvent"];
+        /** @description One SSE frame: `id:` is the event's seq, `event:` its name, `data:` the event as JSON (a `StreamEvent`). */
+        StreamFrame: {
+            data: string;
+            /** @enum {string} */
+            event: "thread.started" | "thread.updated" | "thread.forked" | "turn.started" | "turn.steered" | "turn.interrupt_requested" | "turn.completed" | "item.started" | "item.delta" | "item.completed" | "item.failed" | "item.interrupted" | "approval.required" | "approval.decided" | "approval.timeout" | "user_input.required" | "user_input.answered" | "user_input.canceled" | "tool_call.requested" | "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled";
+            /** @description The seq (resume after it with `since_seq` or `Last-Event-ID`) */
+            id: string;
+        };
         /**
          * @description `GET /v1/threads/{id}`: everything a client needs before it subscribes
          *     to the event stream from `latest_seq`.
@@ -1214,7 +1247,7 @@ export interface components {
         };
     };
     responses: {
-        /** @description The request is malformed: invalid JSON, an unknown field, a wrong type, or an invalid parameter */
+        /** @description The request does not match this document: invalid JSON, an unknown field, a wrong type, or a value outside its pattern, range or enum */
         BadRequest: {
             headers: {
                 [name: string]: unknown;
@@ -1651,6 +1684,15 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description The workspace is not a directory on this machine, or dynamic tool names clash (twice, or with a built-in tool) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
@@ -1766,6 +1808,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The workspace is not a directory on this machine */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
@@ -1811,7 +1862,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The thread already has a turn running */
+            /** @description The thread already has a turn running, or its model provider is not usable as configured */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -1833,14 +1884,14 @@ export interface operations {
                 /** @description Replay events after this seq, then follow live. Wins over `Last-Event-ID`. */
                 since_seq?: number;
                 /**
-                 * @description Replay only the newest this-many events after the cursor; the first
-                 *     event's `previous_seq` then shows what was skipped.
+                 * @description Replay only the newest this-many events after the cursor (0–4096);
+                 *     the first event's `previous_seq` then shows what was skipped.
                  */
                 replay_limit?: number;
             };
             header?: {
                 /** @description The last seq received (browsers' EventSource sends it on reconnect) */
-                "Last-Event-ID"?: string | null;
+                "Last-Event-ID"?: string;
             };
             path: {
                 /** @description Thread id */
@@ -1856,7 +1907,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "text/event-stream": components["schemas"]["StreamEvent"];
+                    "text/event-stream": components["schemas"]["StreamFrame"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -1998,7 +2049,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The thread already has a turn running */
+            /** @description The thread already has a turn running; or its model provider is not usable as configured (unknown, no API key, no model); or dynamic tool names clash (twice, with a built-in tool) or, with the thread's, are too many */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2172,7 +2223,7 @@ export interface operations {
                 since?: string;
                 until?: string;
                 /** @description day (default), model, provider or thread. */
-                group_by?: string;
+                group_by?: "day" | "model" | "provider" | "thread";
             };
             header?: never;
             path?: never;

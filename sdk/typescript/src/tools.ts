@@ -29,7 +29,7 @@ export interface ToolDefinition<Args = unknown> {
   namespace?: string;
   description?: string;
   /** A JSON Schema of the arguments (an object schema). */
-  inputSchema?: Record<string, unknown>;
+  inputSchema?: { type: "object"; [keyword: string]: unknown };
   /**
    * Runs once per call. A string or content list is a success; throwing
    * sends `success: false` with the error's message.

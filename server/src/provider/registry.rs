@@ -119,7 +119,9 @@ impl Providers {
 
     /// The provider and model for a turn: the thread's provider (or the
     /// configured default, or the first usable one) and model (or the
-    /// provider's default). Errors say what to configure.
+    /// provider's default). Errors say what to configure: they are
+    /// conflicts with this server's configuration (409), not malformed
+    /// requests, since the same request works once config.toml has it.
     pub fn resolve(
         &self,
         provider: Option<&str>,
@@ -132,15 +134,15 @@ impl Providers {
                 .iter()
                 .find(|(_, p)| usable(p))
                 .map(|(id, _)| id.clone())
-                .ok_or_else(|| RuntimeError::invalid(NOT_CONFIGURED))?,
+                .ok_or_else(|| RuntimeError::Conflict(NOT_CONFIGURED.into()))?,
         };
         let entry = self.providers.get(&id).ok_or_else(|| {
-            RuntimeError::invalid(format!(
+            RuntimeError::Conflict(format!(
                 "unknown model provider {id:?}; add [providers.{id}] to config.toml"
             ))
         })?;
         if !(entry.base_url.starts_with("http://") || entry.base_url.starts_with("https://")) {
-            return Err(RuntimeError::invalid(format!(
+            return Err(RuntimeError::Conflict(format!(
                 "provider {id:?} needs a base_url (http:// or https://) in config.toml"
             )));
         }
@@ -150,7 +152,7 @@ impl Providers {
                     .ok()
                     .filter(|k| !k.trim().is_empty())
                     .ok_or_else(|| {
-                        RuntimeError::invalid(format!(
+                        RuntimeError::Conflict(format!(
                             "provider {id:?} needs an API key: set {var}"
                         ))
                     })?,
@@ -162,7 +164,7 @@ impl Providers {
             .or_else(|| entry.default_model.clone())
             .or_else(|| entry.models.first().cloned())
             .ok_or_else(|| {
-                RuntimeError::invalid(format!(
+                RuntimeError::Conflict(format!(
                     "provider {id:?} has no model: set default_model in config.toml"
                 ))
             })?;
@@ -171,7 +173,7 @@ impl Providers {
             entry.idle_timeout_secs,
             std::env::var(IDLE_TIMEOUT_ENV).ok().as_deref(),
         )
-        .map_err(RuntimeError::invalid)?;
+        .map_err(RuntimeError::Conflict)?;
         Ok(ResolvedProvider {
             id,
             base_url: entry.base_url.trim_end_matches('/').to_string(),

@@ -53,7 +53,7 @@ impl Approvals {
         request: ApprovalRequest,
         auto: bool,
     ) -> Result<Decision, StoreError> {
-        let approval_id = ids::new("appr_");
+        let approval_id = ids::new(ids::APPROVAL);
         let required = EventPayload::ApprovalRequired(ApprovalRequiredPayload {
             id: approval_id.clone(),
             approval_id: approval_id.clone(),

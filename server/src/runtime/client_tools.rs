@@ -24,6 +24,13 @@ use std::{collections::HashSet, sync::Arc, time::Duration};
 pub const MAX_PENDING_PER_THREAD: usize = 128;
 /// Tools a thread or a turn may register.
 pub const MAX_TOOLS: usize = 128;
+/// The longest function name the model sees (`namespace__name` or `name`):
+/// what model APIs accept.
+pub const MAX_NAME_CHARS: usize = 64;
+/// The longest namespace.
+pub const MAX_NAMESPACE_CHARS: usize = 20;
+/// The longest name beside a namespace, so that `namespace__name` fits.
+pub const MAX_NAMESPACED_NAME_CHARS: usize = MAX_NAME_CHARS - 2 - MAX_NAMESPACE_CHARS;
 /// Names the built-in tools use; a client tool may not shadow them.
 const RESERVED: [&str; 14] = [
     "read_file",
@@ -76,7 +83,7 @@ impl ClientTools {
         let call = DynamicToolCall {
             thread_id: thread_id.to_string(),
             turn_id: turn_id.to_string(),
-            call_id: ids::new("call_"),
+            call_id: ids::new(ids::TOOL_CALL),
             namespace: spec.namespace.clone(),
             tool: spec.name.clone(),
             arguments,
@@ -227,8 +234,18 @@ pub fn function_name(spec: &DynamicToolSpec) -> String {
     }
 }
 
-/// Checks registered tools: valid names that do not shadow a built-in or
-/// each other, an object schema, and bounded counts.
+/// A tool name or namespace: 1 to `max` ASCII letters, digits, `_` or `-`.
+pub fn valid_name(name: &str, max: usize) -> bool {
+    (1..=max).contains(&name.len())
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+}
+
+/// Checks registered tools. What the API document states (names,
+/// namespaces, an object schema, the count) is a malformed request (400);
+/// names that clash with a built-in tool or with each other are a conflict
+/// (409), which no schema can say.
 pub fn validate(tools: &[DynamicToolSpec]) -> Result<(), RuntimeError> {
     if tools.len() > MAX_TOOLS {
         return Err(RuntimeError::invalid(format!(
@@ -237,36 +254,37 @@ pub fn validate(tools: &[DynamicToolSpec]) -> Result<(), RuntimeError> {
     }
     let mut names = HashSet::new();
     for tool in tools {
-        let name_ok = |s: &str| {
-            !s.is_empty()
-                && s.len() <= 64
-                && s.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
-        };
-        if !name_ok(&tool.name) || tool.namespace.as_deref().is_some_and(|n| !name_ok(n)) {
-            return Err(RuntimeError::invalid(
-                "dynamic tool names and namespaces are 1-64 letters, digits, '_' or '-'",
-            ));
+        if !valid_name(&tool.name, MAX_NAME_CHARS) {
+            return Err(RuntimeError::invalid(format!(
+                "dynamic tool names are 1-{MAX_NAME_CHARS} letters, digits, '_' or '-'"
+            )));
+        }
+        if let Some(namespace) = &tool.namespace {
+            if !valid_name(namespace, MAX_NAMESPACE_CHARS) {
+                return Err(RuntimeError::invalid(format!(
+                    "dynamic tool namespaces are 1-{MAX_NAMESPACE_CHARS} letters, digits, '_' or '-'"
+                )));
+            }
+            if tool.name.len() > MAX_NAMESPACED_NAME_CHARS {
+                return Err(RuntimeError::invalid(format!(
+                    "beside a namespace, a dynamic tool name has at most {MAX_NAMESPACED_NAME_CHARS} characters"
+                )));
+            }
         }
         let function = function_name(tool);
-        if function.len() > 64 {
+        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
             return Err(RuntimeError::invalid(format!(
-                "dynamic tool {function:?}: namespace and name together exceed 64 characters"
+                "dynamic tool {function:?}: input_schema must be a JSON Schema with \"type\": \"object\""
             )));
         }
         if RESERVED.contains(&function.as_str()) {
-            return Err(RuntimeError::invalid(format!(
+            return Err(RuntimeError::Conflict(format!(
                 "dynamic tool {function:?} would shadow a built-in tool"
             )));
         }
         if !names.insert(function.clone()) {
-            return Err(RuntimeError::invalid(format!(
+            return Err(RuntimeError::Conflict(format!(
                 "dynamic tool {function:?} is registered twice"
-            )));
-        }
-        if tool.input_schema.get("type").and_then(Value::as_str) != Some("object") {
-            return Err(RuntimeError::invalid(format!(
-                "dynamic tool {function:?}: input_schema must be a JSON Schema with \"type\": \"object\""
             )));
         }
     }
@@ -302,10 +320,35 @@ mod tests {
     #[test]
     fn names_are_checked() {
         assert!(validate(&[spec(Some("ide"), "open_file"), spec(None, "open_file")]).is_ok());
-        assert!(validate(&[spec(None, "read_file")]).is_err());
-        assert!(validate(&[spec(None, "bad name")]).is_err());
-        assert!(validate(&[spec(Some("a"), "b"), spec(Some("a"), "b")]).is_err());
-        assert!(validate(&[spec(Some(&"n".repeat(40)), &"m".repeat(40))]).is_err());
+        let conflict = |r: Result<(), RuntimeError>| matches!(r, Err(RuntimeError::Conflict(_)));
+        let invalid = |r: Result<(), RuntimeError>| matches!(r, Err(RuntimeError::Invalid(_)));
+        assert!(conflict(validate(&[spec(None, "read_file")])));
+        assert!(validate(&[spec(Some("ide"), "read_file")]).is_ok());
+        assert!(invalid(validate(&[spec(None, "bad name")])));
+        assert!(conflict(validate(&[
+            spec(Some("a"), "b"),
+            spec(Some("a"), "b")
+        ])));
+        // The longest names fit the model's 64 characters, one more does not.
+        assert!(validate(&[spec(None, &"m".repeat(MAX_NAME_CHARS))]).is_ok());
+        assert!(invalid(validate(&[spec(
+            None,
+            &"m".repeat(MAX_NAME_CHARS + 1)
+        )])));
+        let longest = spec(
+            Some(&"n".repeat(MAX_NAMESPACE_CHARS)),
+            &"m".repeat(MAX_NAMESPACED_NAME_CHARS),
+        );
+        assert_eq!(function_name(&longest).len(), MAX_NAME_CHARS);
+        assert!(validate(&[longest]).is_ok());
+        assert!(invalid(validate(&[spec(
+            Some(&"n".repeat(MAX_NAMESPACE_CHARS + 1)),
+            "m"
+        )])));
+        assert!(invalid(validate(&[spec(
+            Some("n"),
+            &"m".repeat(MAX_NAMESPACED_NAME_CHARS + 1)
+        )])));
         let mut no_schema = spec(None, "x");
         no_schema.input_schema = json!({"type": "string"});
         assert!(validate(&[no_schema]).is_err());

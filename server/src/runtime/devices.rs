@@ -30,7 +30,8 @@ pub const DEFAULT_PAIRING_TTL: Duration = Duration::from_secs(5 * 60);
 pub const MAX_PAIRING_TTL: Duration = Duration::from_secs(60 * 60);
 /// Unredeemed capabilities kept at once; minting more drops the oldest.
 const MAX_PENDING: usize = 32;
-const MAX_NAME_CHARS: usize = 80;
+/// The longest device name or pairing label, counted as given.
+pub const MAX_NAME_CHARS: usize = 80;
 /// How often an open device response asks the store whether its device is
 /// still paired (another process may have revoked it).
 const RECHECK: Duration = Duration::from_millis(800);
@@ -329,22 +330,29 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
+/// Characters a device name may not hold: control characters, and the
+/// invisible ones that reorder or hide text (a name must read as what it
+/// is).
+pub fn forbidden_in_name(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}')
+}
+
+/// A name as sent is checked (length, characters), then stored trimmed;
+/// one that is only blanks is refused. The API document states the same.
 fn valid_name(name: &str) -> Result<String, RuntimeError> {
-    let name = name.trim();
-    if name.is_empty() || name.chars().count() > MAX_NAME_CHARS {
+    let trimmed = name.trim();
+    if trimmed.is_empty() || name.chars().count() > MAX_NAME_CHARS {
         return Err(RuntimeError::invalid(format!(
             "a device name has 1 to {MAX_NAME_CHARS} characters"
         )));
     }
-    // Control characters, and the invisible ones that reorder or hide text
-    // (a name must read as what it is).
-    let invisible = |c: char| matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{206F}' | '\u{FEFF}');
-    if name.chars().any(|c| c.is_control() || invisible(c)) {
+    if name.chars().any(forbidden_in_name) {
         return Err(RuntimeError::invalid(
             "a device name cannot contain control or invisible formatting characters",
         ));
     }
-    Ok(name.to_string())
+    Ok(trimmed.to_string())
 }
 
 /// "Safari on iPhone", "Chrome on Android", … from a User-Agent.

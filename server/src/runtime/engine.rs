@@ -152,8 +152,9 @@ pub struct NoProvider;
 
 impl Engine for NoProvider {
     fn check_ready(&self, _: &ThreadRecord, _: &TurnSettings) -> Result<Route, RuntimeError> {
-        Err(RuntimeError::invalid(
-            "no model provider is configured: set DEEPSEEK_API_KEY or add a provider to config.toml",
+        Err(RuntimeError::Conflict(
+            "no model provider is configured: set DEEPSEEK_API_KEY or add a provider to config.toml"
+                .into(),
         ))
     }
 

@@ -15,7 +15,10 @@ pub enum RuntimeError {
     /// The caller may not do this, whatever it asks.
     #[error("{0}")]
     Forbidden(String),
-    /// The request is fine but the thread or turn is in the wrong state.
+    /// The request is well formed but conflicts with the current state:
+    /// the thread or turn is in the wrong state, or what it names is not
+    /// there or clashes (a workspace directory, a configured provider, a
+    /// tool name). The same request may work once that state changes.
     #[error("{0}")]
     Conflict(String),
     /// Logged in full by the edge; the client sees only a generic message.

@@ -13,7 +13,10 @@ use protocol::{
 };
 use std::{collections::HashMap, path::Path};
 
-const MAX_TITLE_CHARS: usize = 160;
+/// The longest title, counted as given (surrounding blanks included).
+pub const MAX_TITLE_CHARS: usize = 160;
+/// The most threads one list request returns.
+pub const MAX_LIST_LIMIT: i64 = 500;
 
 /// The rules of a list query: which archive state, how many, what search.
 fn scope(query: &ListThreads) -> ArchiveScope {
@@ -27,9 +30,9 @@ fn scope(query: &ListThreads) -> ArchiveScope {
 fn limit(query: &ListThreads) -> Result<i64, RuntimeError> {
     match query.limit {
         None => Ok(50),
-        Some(limit @ 1..=500) => Ok(limit),
+        Some(limit @ 1..=MAX_LIST_LIMIT) => Ok(limit),
         Some(other) => Err(RuntimeError::invalid(format!(
-            "limit must be between 1 and 500 (got {other})"
+            "limit must be between 1 and {MAX_LIST_LIMIT} (got {other})"
         ))),
     }
 }
@@ -274,10 +277,11 @@ pub(super) fn mode(value: &str) -> Result<String, RuntimeError> {
         .map_err(RuntimeError::Invalid)
 }
 
-/// An empty title clears it.
+/// An empty (or blank) title clears it. The length counts what was sent,
+/// as the API document's `maxLength` does.
 fn title(value: String) -> Result<Option<String>, RuntimeError> {
     let trimmed = value.trim();
-    if trimmed.chars().count() > MAX_TITLE_CHARS {
+    if value.chars().count() > MAX_TITLE_CHARS {
         return Err(RuntimeError::invalid(format!(
             "title is longer than {MAX_TITLE_CHARS} characters"
         )));
@@ -285,12 +289,14 @@ fn title(value: String) -> Result<Option<String>, RuntimeError> {
     Ok((!trimmed.is_empty()).then(|| trimmed.to_string()))
 }
 
-/// An existing directory, stored canonical.
+/// An existing directory, stored canonical. A path that names no
+/// directory is a conflict with this machine's files (409), not a malformed
+/// request: the same request works once the directory exists.
 fn workspace(path: &str) -> Result<String, RuntimeError> {
     let canonical = std::fs::canonicalize(path)
-        .map_err(|_| RuntimeError::invalid(format!("workspace {path:?} does not exist")))?;
+        .map_err(|_| RuntimeError::Conflict(format!("workspace {path:?} does not exist")))?;
     if !canonical.is_dir() {
-        return Err(RuntimeError::invalid(format!(
+        return Err(RuntimeError::Conflict(format!(
             "workspace {path:?} is not a directory"
         )));
     }

@@ -9,13 +9,16 @@ use crate::{
 use protocol::{Usage, UsageBucket, UsageQuery, UsageReport, UsageTotals};
 use std::collections::BTreeMap;
 
+/// What a report is grouped by; the first is the default.
+pub const GROUPS: [&str; 4] = ["day", "model", "provider", "thread"];
+
 pub async fn report(
     store: &Store,
     pricing: &Pricing,
     query: UsageQuery,
 ) -> Result<UsageReport, RuntimeError> {
-    let group_by = query.group_by.clone().unwrap_or_else(|| "day".into());
-    if !["day", "model", "provider", "thread"].contains(&group_by.as_str()) {
+    let group_by = query.group_by.clone().unwrap_or_else(|| GROUPS[0].into());
+    if !GROUPS.contains(&group_by.as_str()) {
         return Err(RuntimeError::invalid(format!(
             "group_by must be day, model, provider or thread (got {group_by:?})"
         )));
@@ -30,13 +33,14 @@ pub async fn report(
         .as_deref()
         .map(|s| bound(s, "until"))
         .transpose()?;
-    if let (Some(since), Some(until)) = (&since, &until) {
-        if since > until {
-            return Err(RuntimeError::invalid("since must not be after until"));
-        }
-    }
-    let rows =
-        store::usage::finished_turns(store.pool(), since.as_deref(), until.as_deref()).await?;
+    // A range that ends before it starts holds no turns: an empty report,
+    // not a refusal (each bound alone is well formed).
+    let empty = matches!((&since, &until), (Some(since), Some(until)) if since > until);
+    let rows = if empty {
+        Vec::new()
+    } else {
+        store::usage::finished_turns(store.pool(), since.as_deref(), until.as_deref()).await?
+    };
     let mut totals = UsageTotals::default();
     let mut buckets: BTreeMap<String, UsageTotals> = BTreeMap::new();
     for row in rows {

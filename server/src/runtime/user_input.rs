@@ -51,7 +51,7 @@ impl UserInputs {
         turn_id: &str,
         request: UserInputRequest,
     ) -> Result<Reply, StoreError> {
-        let input_id = ids::new("input_");
+        let input_id = ids::new(ids::USER_INPUT);
         let ask = Ask {
             id: input_id.clone(),
             thread_id: thread_id.to_string(),

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 /// `(status, component name, description)`.
 const SHARED: [(&str, &str, &str); 9] = [
-    ("400", "BadRequest", "The request is malformed: invalid JSON, an unknown field, a wrong type, or an invalid parameter"),
+    ("400", "BadRequest", "The request does not match this document: invalid JSON, an unknown field, a wrong type, or a value outside its pattern, range or enum"),
     ("401", "Unauthorized", "No credentials, or not valid ones (`WWW-Authenticate: Bearer realm=\"codewhale\"`)"),
     ("403", "Forbidden", "A cookie-authenticated request without this server's `Origin`, or a caller this route refuses"),
     ("404", "NotFound", "No such resource"),

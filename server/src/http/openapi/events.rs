@@ -1,7 +1,11 @@
 //! The event stream's schema: one schema per event name (the envelope with
 //! `event` fixed and `payload` typed), united in `StreamEvent` and
 //! discriminated by `event`. The payload types are the ones the runtime
-//! builds its events from (`protocol::EventPayload`).
+//! builds its events from (`protocol::EventPayload`). The response itself
+//! is described one SSE frame at a time (`StreamFrame`: `id`, `event` and
+//! `data`, whose JSON is a `StreamEvent`), which is how OpenAPI reads a
+//! `text/event-stream` schema (3.2 names it `itemSchema`; tools read 3.1's
+//! `schema` the same way).
 
 use protocol::{
     ApprovalDecidedPayload, ApprovalRequiredPayload, ApprovalTimeoutPayload, EventName,
@@ -23,6 +27,40 @@ type PayloadEntry = (EventName, Cow<'static, str>, fn(&mut Schemas));
 
 /// One frame's `data` on `GET /v1/threads/{id}/events`.
 pub struct StreamEvent;
+
+/// One frame of `GET /v1/threads/{id}/events`, as an SSE parser reads it.
+pub struct StreamFrame;
+
+impl PartialSchema for StreamFrame {
+    fn schema() -> RefOr<Schema> {
+        let names: Vec<_> = EventName::ALL.into_iter().map(EventName::as_str).collect();
+        schema(json!({
+            "description": "One SSE frame: `id:` is the event's seq, `event:` its name, `data:` the event as JSON (a `StreamEvent`).",
+            "type": "object",
+            "required": ["id", "event", "data"],
+            "properties": {
+                "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The seq (resume after it with `since_seq` or `Last-Event-ID`)" },
+                "event": { "type": "string", "enum": names },
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": reference("StreamEvent"),
+                },
+            },
+        }))
+    }
+}
+
+impl ToSchema for StreamFrame {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("StreamFrame")
+    }
+
+    fn schemas(out: &mut Schemas) {
+        out.push((StreamEvent::name().into_owned(), StreamEvent::schema()));
+        StreamEvent::schemas(out);
+    }
+}
 
 fn payloads() -> Vec<PayloadEntry> {
     fn entry<T: ToSchema>(name: EventName) -> PayloadEntry {

@@ -9,8 +9,9 @@
 
 mod errors;
 mod events;
+mod rules;
 
-pub use events::StreamEvent;
+pub use events::{StreamEvent, StreamFrame};
 
 use crate::http::{routes, state::AppState};
 use axum::Router;
@@ -106,6 +107,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
 pub fn document() -> serde_json::Value {
     let (_, openapi) = api();
     let mut document = serde_json::to_value(&openapi).unwrap_or_default();
+    rules::add(&mut document);
     errors::add_shared_responses(&mut document);
     document
 }

@@ -58,7 +58,9 @@ async fn summary(
 /// Creates a thread (`thread.started` is its first event).
 #[utoipa::path(post, path = "/v1/threads", tag = "threads", operation_id = "createThread",
     request_body = CreateThread,
-    responses((status = 201, description = "The new thread", body = ThreadRecord)))]
+    responses(
+        (status = 201, description = "The new thread", body = ThreadRecord),
+        (status = 409, description = "The workspace is not a directory on this machine, or dynamic tool names clash (twice, or with a built-in tool)", body = ErrorEnvelope)))]
 async fn create(
     State(state): State<AppState>,
     Json(request): Json<CreateThread>,
@@ -87,7 +89,8 @@ async fn detail(
     request_body = PatchThread,
     responses(
         (status = 200, description = "The thread as it is now", body = ThreadRecord),
-        (status = 404, description = "No such thread", body = ErrorEnvelope)))]
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 409, description = "The workspace is not a directory on this machine", body = ErrorEnvelope)))]
 async fn patch(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -130,11 +133,9 @@ async fn resume(
 #[serde(deny_unknown_fields)]
 struct EventsQuery {
     /// Replay events after this seq, then follow live. Wins over `Last-Event-ID`.
-    #[param(minimum = 0)]
     since_seq: Option<i64>,
-    /// Replay only the newest this-many events after the cursor; the first
-    /// event's `previous_seq` then shows what was skipped.
-    #[param(minimum = 0, maximum = 4096)]
+    /// Replay only the newest this-many events after the cursor (0–4096);
+    /// the first event's `previous_seq` then shows what was skipped.
     replay_limit: Option<i64>,
 }
 
@@ -148,7 +149,7 @@ struct EventsQuery {
         ("Last-Event-ID" = Option<String>, Header, description = "The last seq received (browsers' EventSource sends it on reconnect)")),
     responses(
         (status = 200, description = "The event stream: one SSE frame per event (`id:` = seq, `event:` = name, `data:` = the envelope as JSON), `: keep-alive` comments every 15 s",
-            content_type = "text/event-stream", body = crate::http::openapi::StreamEvent),
+            content_type = "text/event-stream", body = crate::http::openapi::StreamFrame),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
         (status = 409, description = "`since_seq` is ahead of every event this server has: the cursor is from another runtime (reload the thread)", body = ErrorEnvelope)))]
 async fn events(
@@ -157,10 +158,9 @@ async fn events(
     Query(query): Query<EventsQuery>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    let since_seq = match query.since_seq {
-        Some(seq) => seq,
-        None => last_event_id(&headers)?.unwrap_or(0),
-    };
+    // A malformed Last-Event-ID is refused even when since_seq wins.
+    let last_event_id = last_event_id(&headers)?;
+    let since_seq = query.since_seq.or(last_event_id).unwrap_or(0);
     let cursor = Cursor {
         since_seq,
         replay_limit: query.replay_limit,
@@ -175,14 +175,21 @@ async fn events(
     Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
 }
 
+/// The most digits a `Last-Event-ID` may have: every seq fits, and so does
+/// every value that is accepted (the API document says the same).
+pub const MAX_LAST_EVENT_ID_DIGITS: usize = 18;
+
+/// `Last-Event-ID`, if sent: an event seq, in decimal digits only.
 fn last_event_id(headers: &HeaderMap) -> Result<Option<i64>, ApiError> {
     headers
         .get("last-event-id")
         .map(|value| {
-            value
-                .to_str()
-                .ok()
-                .and_then(|v| v.trim().parse::<i64>().ok())
+            let digits = value.as_bytes();
+            let valid = (1..=MAX_LAST_EVENT_ID_DIGITS).contains(&digits.len())
+                && digits.iter().all(u8::is_ascii_digit);
+            valid
+                .then(|| value.to_str().ok()?.parse::<i64>().ok())
+                .flatten()
                 .ok_or_else(|| ApiError::bad_request("Last-Event-ID must be an event seq"))
         })
         .transpose()

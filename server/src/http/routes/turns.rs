@@ -24,7 +24,7 @@ pub fn router() -> OpenApiRouter<AppState> {
     responses(
         (status = 201, description = "The turn, queued", body = TurnStarted),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
-        (status = 409, description = "The thread already has a turn running", body = ErrorEnvelope)))]
+        (status = 409, description = "The thread already has a turn running; or its model provider is not usable as configured (unknown, no API key, no model); or dynamic tool names clash (twice, with a built-in tool) or, with the thread's, are too many", body = ErrorEnvelope)))]
 async fn start(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -71,24 +71,34 @@ async fn interrupt(
 }
 
 /// 202: the compaction runs as a turn; follow it on the event stream.
-/// The body is optional.
+/// The body is optional: none, blank or JSON `null` are the defaults.
 #[utoipa::path(post, path = "/v1/threads/{id}/compact", tag = "turns", operation_id = "compactThread",
     params(("id" = String, Path, description = "Thread id")),
     request_body(content = Option<CompactThread>, description = "Optional; an empty body is fine"),
     responses(
         (status = 202, description = "The compaction turn, queued", body = TurnStarted),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
-        (status = 409, description = "The thread already has a turn running", body = ErrorEnvelope)))]
+        (status = 409, description = "The thread already has a turn running, or its model provider is not usable as configured", body = ErrorEnvelope)))]
 async fn compact(
     State(state): State<AppState>,
     Path(id): Path<String>,
     body: Bytes,
 ) -> Result<(StatusCode, axum::Json<TurnStarted>), ApiError> {
+    let invalid = |e: serde_json::Error| ApiError::bad_request(format!("invalid JSON body: {e}"));
     let request: CompactThread = if body.iter().all(u8::is_ascii_whitespace) {
         CompactThread::default()
     } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| ApiError::bad_request(format!("invalid JSON body: {e}")))?
+        match serde_json::from_slice(&body).map_err(invalid)? {
+            serde_json::Value::Null => CompactThread::default(),
+            object @ serde_json::Value::Object(_) => {
+                serde_json::from_value(object).map_err(invalid)?
+            }
+            _ => {
+                return Err(ApiError::bad_request(
+                    "the body must be a JSON object or null",
+                ))
+            }
+        }
     };
     Ok((
         StatusCode::ACCEPTED,

@@ -185,7 +185,13 @@ fn settings(
         if let Some(tools) = &o.dynamic_tools {
             client_tools::validate(tools)?;
             settings.dynamic_tools = client_tools::merge(&settings.dynamic_tools, tools);
-            client_tools::validate(&settings.dynamic_tools)?;
+            // Each list is valid alone; together they may be too many.
+            if settings.dynamic_tools.len() > client_tools::MAX_TOOLS {
+                return Err(RuntimeError::Conflict(format!(
+                    "the thread's and this turn's dynamic tools together exceed {}",
+                    client_tools::MAX_TOOLS
+                )));
+            }
         }
         if let Some(model) = &o.model {
             if model.trim().is_empty() {
