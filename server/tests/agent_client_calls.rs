@@ -326,25 +326,34 @@ async fn result_and_timeout_race_to_exactly_one_terminal_event() {
     assert_eq!(resolved, accepted);
 }
 
+/// Malformed registrations are 400s; names that clash (with a built-in
+/// tool, or twice) are conflicts, 409 (the document can say the first,
+/// not the second).
 #[tokio::test]
-async fn bad_tool_registrations_are_400() {
+async fn bad_tool_registrations_are_400_and_clashes_409() {
     let s = setup_with(json!({})).await;
     let cases = [
-        json!([{"name": "read_file", "input_schema": {"type": "object"}}]),
-        json!([{"name": "has space"}]),
-        json!([{"name": "x", "input_schema": {"type": "array"}}]),
-        json!([{"name": "x"}, {"name": "x"}]),
-        json!([{"name": "x", "surprise": true}]),
+        (
+            json!([{"name": "read_file", "input_schema": {"type": "object"}}]),
+            409,
+        ),
+        (json!([{"name": "has space"}]), 400),
+        (
+            json!([{"name": "x", "input_schema": {"type": "array"}}]),
+            400,
+        ),
+        (json!([{"name": "x"}, {"name": "x"}]), 409),
+        (json!([{"name": "x", "surprise": true}]), 400),
     ];
-    for tools in cases {
+    for (tools, status) in cases {
         let thread = s
             .api
             .try_create_thread(json!({ "dynamic_tools": tools }))
             .await;
-        assert_eq!(thread.status, 400, "{tools}");
+        assert_eq!(thread.status, status, "{tools}");
         let body = json!({"prompt": "p", "dynamic_tools": tools});
         let turn = s.api.try_start_turn(&s.thread, body).await;
-        assert_eq!(turn.status, 400, "{tools}");
+        assert_eq!(turn.status, status, "{tools}");
     }
     // Registered tools are part of the thread record.
     let thread = s

@@ -203,7 +203,8 @@ async fn a_steer_reaches_the_model_before_its_next_call() {
 }
 
 /// A turn may pick another provider than its thread's; an unknown one is
-/// refused before anything is written.
+/// refused (a conflict with the configuration, 409) before anything is
+/// written.
 #[tokio::test]
 async fn a_turn_can_override_the_provider() {
     let s = common::agent::setup_with(json!({ "model_provider": "nowhere" })).await;
@@ -211,7 +212,7 @@ async fn a_turn_can_override_the_provider() {
         .api
         .try_start_turn(&s.thread, json!({ "prompt": "hi" }))
         .await;
-    assert_eq!(refused.status, 400);
+    assert_eq!(refused.status, 409);
     assert!(refused.error_message().contains("[providers.nowhere]"));
 
     s.mock.push(Reply::text(&["hello from mock"]));

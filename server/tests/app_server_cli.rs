@@ -264,7 +264,9 @@ async fn without_a_provider_turns_are_refused_with_what_to_configure() {
     let reply = api
         .try_start_turn(&thread.id, json!({"prompt": "hello"}))
         .await;
-    assert_eq!(reply.status, 400);
+    // A conflict with the configuration: the same request works once a
+    // provider is configured.
+    assert_eq!(reply.status, 409);
     let message = reply.error_message();
     assert!(
         message.contains("DEEPSEEK_API_KEY") && message.contains("config.toml"),

@@ -269,7 +269,7 @@ async fn without_a_provider_a_turn_is_refused_and_nothing_is_written() {
     let id = api.create_thread(json!({})).await.id;
     let before = api.try_thread(&id).await.json();
     let reply = api.try_start_turn(&id, json!({"prompt": "hi"})).await;
-    assert_eq!(reply.status, 400);
+    assert_eq!(reply.status, 409);
     assert!(reply.error_message().contains("DEEPSEEK_API_KEY"));
     let after = api.try_thread(&id).await.json();
     assert_eq!(before, after);
