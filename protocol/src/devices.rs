@@ -11,10 +11,12 @@ pub struct DeviceRecord {
     pub id: String,
     /// Editable; first guessed from the User-Agent (or the pairing label).
     pub name: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub user_agent: Option<String>,
     pub created_at: String,
     pub last_seen_at: String,
     /// The peer address of its latest request.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub last_address: Option<String>,
     /// True for the device making this request.
     #[serde(default)]
@@ -49,11 +51,13 @@ pub struct CreatePairing {
 pub struct PairingCreated {
     pub url: String,
     pub expires_at: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub label: Option<String>,
     /// The QR code of `url` as a standalone SVG document.
     pub qr_svg: String,
     /// The certificate's SHA-256 fingerprint when served over a
     /// self-signed certificate (compare it on the phone).
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub tls_fingerprint: Option<String>,
 }
 

@@ -174,6 +174,7 @@ pub struct ToolCallSettledPayload {
     pub thread_id: String,
     pub turn_id: String,
     pub call_id: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub namespace: Option<String>,
     pub tool: String,
     /// `resolved`, `timeout` or `canceled`.

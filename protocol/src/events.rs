@@ -15,7 +15,9 @@ pub struct EventEnvelope {
     /// Mirrors `event` for typed clients.
     pub kind: String,
     pub thread_id: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub turn_id: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub item_id: Option<String>,
     pub timestamp: String,
     /// Alias of `timestamp`.

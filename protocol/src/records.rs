@@ -8,17 +8,25 @@ pub struct ThreadRecord {
     pub id: String,
     pub created_at: String,
     pub updated_at: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub model: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub model_provider: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub workspace: Option<String>,
     pub mode: Mode,
     pub allow_shell: bool,
     pub trust_mode: bool,
     pub auto_approve: bool,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub title: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub system_prompt: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub task_id: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub latest_turn_id: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub latest_response_bookmark: Option<String>,
     pub archived: bool,
     /// Client-executed tools offered to the model on every turn.
@@ -133,13 +141,20 @@ pub struct TurnRecord {
     pub status: TurnStatus,
     pub input_summary: String,
     pub created_at: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub started_at: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub ended_at: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub duration_ms: Option<u64>,
     pub usage: Usage,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub effective_provider: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub effective_model: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub effective_billing_surface: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub error: Option<String>,
     pub steer_count: u32,
 }
@@ -184,9 +199,12 @@ pub struct TurnItemRecord {
     pub kind: ItemKind,
     pub status: ItemStatus,
     pub summary: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub detail: Option<String>,
     pub metadata: serde_json::Value,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub started_at: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub ended_at: Option<String>,
 }
 

@@ -4,7 +4,9 @@ use serde::{Deserialize, Serialize};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct UsageReport {
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub since: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub until: Option<String>,
     pub group_by: String,
     pub totals: UsageTotals,
@@ -57,6 +59,7 @@ pub struct ThreadUsage {
     pub id: String,
     /// Title, else the preview of its first prompt; `None` if the thread is
     /// unnamed or no longer listed.
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub label: Option<String>,
     pub totals: UsageTotals,
 }

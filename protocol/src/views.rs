@@ -25,17 +25,26 @@ pub struct ThreadDetail {
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct ThreadSummary {
     pub id: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub title: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub preview: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub model: Option<String>,
     pub mode: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub workspace: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub branch: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub head: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub dirty: Option<bool>,
     pub archived: bool,
     pub updated_at: String,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub latest_turn_id: Option<String>,
+    #[cfg_attr(feature = "openapi", schema(required = true))]
     pub latest_turn_status: Option<super::TurnStatus>,
 }
 

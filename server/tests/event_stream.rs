@@ -122,6 +122,25 @@ async fn cursors_since_seq_last_event_id_and_replay_limit() {
     assert_eq!(reply.status, 400);
     let unknown = api.get("/v1/threads/thr_00ff00ff00ff00ff/events").await;
     assert_eq!(unknown.status, 404);
+    // A cursor beyond every event of this store (a reset home, another
+    // server) would skip everything up to it: refused, not followed.
+    let newest = seqs[9];
+    let ahead = api
+        .get(&format!(
+            "/v1/threads/{id}/events?since_seq={}",
+            newest + 1000
+        ))
+        .await;
+    assert_eq!(ahead.status, 409);
+    assert!(
+        ahead.error_message().contains("latest_seq"),
+        "{}",
+        ahead.error_message()
+    );
+    let at_newest = api
+        .open_events(&id, &format!("?since_seq={newest}"), &[])
+        .await;
+    drop(at_newest);
 }
 
 #[tokio::test]

@@ -11,10 +11,16 @@ pub fn run(args: OpenapiArgs) -> Result<(), RunError> {
             .map_err(|e| RunError::Config(format!("cannot write {}: {e}", path.display()))),
         None => {
             let mut stdout = std::io::stdout().lock();
-            stdout
+            match stdout
                 .write_all(document.as_bytes())
                 .and_then(|()| stdout.flush())
-                .map_err(|e| RunError::Config(format!("cannot write the document: {e}")))
+            {
+                // `codewhale openapi | head` is not a failure.
+                Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => {
+                    Err(RunError::Config(format!("cannot write the document: {e}")))
+                }
+                _ => Ok(()),
+            }
         }
     }
 }

@@ -128,6 +128,17 @@ pub async fn open_with_pauses(
         None => None,
     };
     super::threads::ensure_exists(&store, &thread_id).await?;
+    // A cursor no event of this store ever had comes from another store (a
+    // reset `$CODEWHALE_HOME`, another server): following it would silently
+    // skip every event up to it.
+    let newest = store::events::latest_seq(store.pool()).await?;
+    if cursor.since_seq > newest {
+        return Err(RuntimeError::Conflict(format!(
+            "since_seq {} is ahead of this server's newest event ({newest}): the cursor is not \
+             from this runtime; reload the thread (GET /v1/threads/{{id}}) and resume from its latest_seq",
+            cursor.since_seq
+        )));
+    }
     // Subscribe before reading history: anything committed from here on
     // wakes us, anything before is in the store.
     let mut live = store.subscribe();

@@ -133,6 +133,14 @@ pub async fn latest_seq_in(
     Ok(seq.unwrap_or(0))
 }
 
+/// The newest committed seq of any thread (0 when there is none).
+pub async fn latest_seq(pool: &SqlitePool) -> Result<i64, StoreError> {
+    let seq: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events")
+        .fetch_one(pool)
+        .await?;
+    Ok(seq.unwrap_or(0))
+}
+
 /// A turn's request and settlement events (approvals, user input, client
 /// tool calls), oldest first: what restart recovery reconciles.
 pub async fn of_turn(

@@ -113,11 +113,32 @@ pub fn document() -> serde_json::Value {
 }
 
 /// The document as pretty JSON with a final newline (what is committed),
-/// built once per process.
+/// built once per process. The top-level fields come in the
+/// specification's order; below them, alphabetically.
 pub fn document_json() -> &'static str {
+    #[derive(serde::Serialize)]
+    struct Ordered<'a> {
+        openapi: &'a serde_json::Value,
+        info: &'a serde_json::Value,
+        servers: &'a serde_json::Value,
+        security: &'a serde_json::Value,
+        tags: &'a serde_json::Value,
+        paths: &'a serde_json::Value,
+        components: &'a serde_json::Value,
+    }
     static JSON: OnceLock<String> = OnceLock::new();
     JSON.get_or_init(|| {
-        let mut text = serde_json::to_string_pretty(&document()).unwrap_or_default();
+        let document = document();
+        let ordered = Ordered {
+            openapi: &document["openapi"],
+            info: &document["info"],
+            servers: &document["servers"],
+            security: &document["security"],
+            tags: &document["tags"],
+            paths: &document["paths"],
+            components: &document["components"],
+        };
+        let mut text = serde_json::to_string_pretty(&ordered).unwrap_or_default();
         text.push('\n');
         text
     })

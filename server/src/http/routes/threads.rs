@@ -150,7 +150,8 @@ struct EventsQuery {
     responses(
         (status = 200, description = "The event stream: one SSE frame per event (`id:` = seq, `event:` = name, `data:` = the envelope as JSON), `: keep-alive` comments every 15 s",
             content_type = "text/event-stream", body = crate::http::openapi::StreamFrame),
-        (status = 404, description = "No such thread", body = ErrorEnvelope)))]
+        (status = 404, description = "No such thread", body = ErrorEnvelope),
+        (status = 409, description = "`since_seq` is ahead of every event this server has: the cursor is from another runtime (reload the thread)", body = ErrorEnvelope)))]
 async fn events(
     State(state): State<AppState>,
     Path(id): Path<String>,

@@ -1,0 +1,185 @@
+// The rest of the client against the real binary: threads, turn control,
+// capability errors, and refusals as typed errors.
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { CapabilityError, createRuntimeClient, RuntimeApiError } from "../dist/index.js";
+import { slowText, text } from "./support/replies.mjs";
+import { startRuntime } from "./support/runtime.mjs";
+import { agentText, assertContiguous, collect, turnCompleted } from "./support/stream.mjs";
+import { tapFetch } from "./support/tap.mjs";
+
+async function setup(t, options = {}) {
+  const runtime = await startRuntime(options);
+  t.after(() => runtime.stop());
+  const client = createRuntimeClient({ baseUrl: runtime.url, token: runtime.token });
+  return { runtime, client };
+}
+
+test("runtime info, health, and threads: create, list, summary, get, update, fork, resume", async (t) => {
+  const { runtime, client } = await setup(t);
+  const info = await client.runtimeInfo();
+  assert.equal(info.service, "codewhale-runtime-api");
+  assert.equal(info.auth_required, true);
+  assert.equal(info.capabilities.threads, true);
+  assert.deepEqual(await client.health(), { status: "ok", service: "codewhale-runtime-api", mode: "local" });
+
+  const thread = await client.createThread({ title: "alpha", mode: "plan" });
+  assert.match(thread.id, /^thr_/);
+  assert.equal(thread.mode, "plan");
+  assert.equal(thread.workspace, runtime.workspace);
+  await client.createThread({ title: "other" });
+  assert.deepEqual((await client.listThreads({ search: "alpha" })).map((t) => t.id), [thread.id]);
+  assert.equal((await client.listThreads({ limit: 1 })).length, 1);
+  const summary = (await client.threadSummaries()).find((s) => s.id === thread.id);
+  assert.equal(summary.title, "alpha");
+  assert.equal(summary.mode, "plan");
+
+  const archived = await client.updateThread(thread.id, { title: "beta", archived: true });
+  assert.equal(archived.title, "beta");
+  assert.equal(archived.archived, true);
+  assert.ok(!(await client.listThreads()).some((t) => t.id === thread.id));
+  assert.ok((await client.listThreads({ archived_only: true })).some((t) => t.id === thread.id));
+  assert.equal((await client.resumeThread(thread.id)).archived, false);
+
+  await runtime.mock.push(text("forked history"));
+  const events = client.events(thread.id, { sinceSeq: (await client.getThread(thread.id)).latest_seq });
+  const started = await client.startTurn(thread.id, { prompt: "say something", mode: "agent" });
+  await collect(events, turnCompleted(started.turn.id));
+  const fork = await client.forkThread(thread.id);
+  assert.notEqual(fork.id, thread.id);
+  assert.equal(fork.title, "beta (fork)");
+  const forked = await client.getThread(fork.id);
+  assert.equal(forked.turns.length, 1);
+  assert.equal(forked.items.find((i) => i.kind === "agent_message").detail, "forked history");
+
+  const missing = await client.getThread("thr_0000000000000000").catch((e) => e);
+  assert.ok(missing instanceof RuntimeApiError);
+  assert.equal(missing.status, 404);
+  assert.equal(missing.kind, "not_found");
+  const bad = await client.createThread({ mode: "chaos" }).catch((e) => e);
+  assert.equal(bad.status, 400);
+  assert.match(bad.message, /mode must be one of/);
+});
+
+test("the running server serves the document this SDK's types were generated from", async (t) => {
+  const { client } = await setup(t);
+  const committed = JSON.parse(readFileSync(new URL("../../../openapi/codewhale-v1.json", import.meta.url), "utf8"));
+  const served = await client.openapi();
+  assert.equal(served.openapi, "3.1.0");
+  assert.deepEqual(served, committed, "openapi/codewhale-v1.json is stale against the binary under test");
+});
+
+test("steer, interrupt and compact a turn", async (t) => {
+  const { runtime, client } = await setup(t);
+  const thread = await client.createThread({});
+  // A slow answer: time to steer it, then interrupt it.
+  await runtime.mock.push(slowText(["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"], 150), text("after steering"));
+  const events = client.events(thread.id, { sinceSeq: (await client.getThread(thread.id)).latest_seq });
+  const started = await client.startTurn(thread.id, "take your time");
+  const turnId = started.turn.id;
+  let steered = false;
+  const items = await collect(events, turnCompleted(turnId), {
+    onItem: async (item) => {
+      if (item.event === "item.delta" && !steered) {
+        steered = true;
+        const turn = await client.steerTurn(thread.id, turnId, "also mention whales");
+        assert.equal(turn.steer_count, 1);
+      }
+      if (item.event === "turn.steered") {
+        assert.equal(item.payload.prompt, "also mention whales");
+        const turn = await client.interruptTurn(thread.id, turnId);
+        assert.equal(turn.id, turnId);
+      }
+    },
+  });
+  assert.ok(items.some((i) => i.event === "turn.steered"));
+  assert.ok(items.some((i) => i.event === "turn.interrupt_requested"));
+  assert.equal(items.at(-1).payload.turn.status, "interrupted");
+  // Steering a turn that is over is a conflict or a not-found, typed either way.
+  const late = await client.steerTurn(thread.id, turnId, "too late").catch((e) => e);
+  assert.ok(late instanceof RuntimeApiError);
+  assert.ok([404, 409].includes(late.status), String(late.status));
+
+  await runtime.mock.reset();
+  await runtime.mock.push(text("Summary: a slow count, steered toward whales."));
+  const compactEvents = client.events(thread.id, { sinceSeq: (await client.getThread(thread.id)).latest_seq });
+  const compact = await client.compactThread(thread.id, { reason: "sdk test" });
+  const compacted = await collect(compactEvents, turnCompleted(compact.turn.id));
+  assert.equal(compacted.at(-1).payload.turn.status, "completed");
+  const detail = await client.getThread(thread.id);
+  assert.ok(detail.items.some((i) => i.kind === "context_compaction"));
+});
+
+test("capability errors: pairing needs a --mobile server (managing devices does not); a --mobile server pairs", async (t) => {
+  const fetch = tapFetch();
+  const { runtime } = await setup(t);
+  const client = createRuntimeClient({ baseUrl: runtime.url, token: runtime.token, fetch });
+  assert.equal((await client.runtimeInfo()).capabilities.mobile, false);
+  const error = await client.createPairing({ label: "phone" }).catch((e) => e);
+  assert.ok(error instanceof CapabilityError, String(error));
+  assert.equal(error.capability, "mobile");
+  assert.ok(!fetch.requests.some((r) => r.url.includes("/v1/devices")), "no pairing request was sent");
+  assert.equal(fetch.requests.filter((r) => r.url.endsWith("/v1/runtime/info")).length, 1, "info read once");
+  // Managing devices is the computer's on any server of the home.
+  assert.deepEqual(await client.listDevices(), []);
+  const unknown = await client.revokeDevice("dev_1").catch((e) => e);
+  assert.ok(unknown instanceof RuntimeApiError && unknown.status === 404, String(unknown));
+
+  const mobile = await startRuntime({ mobile: true });
+  t.after(() => mobile.stop());
+  const phoneClient = createRuntimeClient({ baseUrl: mobile.url, token: mobile.token });
+  assert.equal((await phoneClient.runtimeInfo()).capabilities.mobile, true);
+  assert.deepEqual(await phoneClient.listDevices(), []);
+  const pairing = await phoneClient.createPairing({ label: "test phone", ttl_seconds: 60 });
+  assert.match(pairing.url, /\/__codewhale\/pair\//);
+  assert.equal(pairing.label, "test phone");
+});
+
+test("a wrong token is a typed 401, on calls and on the stream (which is not retried)", async (t) => {
+  const { runtime, client } = await setup(t);
+  const thread = await client.createThread({});
+  const fetch = tapFetch();
+  const wrong = createRuntimeClient({ baseUrl: runtime.url, token: "not-the-token-0000000000", fetch, checkCapabilities: false });
+  const refused = await wrong.listThreads().catch((e) => e);
+  assert.ok(refused instanceof RuntimeApiError);
+  assert.equal(refused.status, 401);
+  assert.equal(refused.kind, "unauthorized");
+  assert.equal(refused.message, "runtime API token is not valid");
+  const streamed = await collect(wrong.events(thread.id, { reconnect: { initialDelayMs: 5 } }), () => true).catch((e) => e);
+  assert.ok(streamed instanceof RuntimeApiError, String(streamed));
+  assert.equal(streamed.status, 401);
+  assert.equal(fetch.streams.length, 1, "not retried");
+
+  // An unknown thread's stream is a 404, also final.
+  const missing = await collect(client.events("thr_0000000000000000"), () => true).catch((e) => e);
+  assert.ok(missing instanceof RuntimeApiError);
+  assert.equal(missing.status, 404);
+});
+
+test("a stream outliving its server reconnects to the restarted one and goes on where it was", async (t) => {
+  const { runtime, client } = await setup(t);
+  const thread = await client.createThread({});
+  await runtime.mock.push(text("before the restart"), text("after the restart"));
+  const reconnects = [];
+  const events = client.events(thread.id, {
+    reconnect: { initialDelayMs: 50, maxDelayMs: 400 },
+    onReconnect: (r) => reconnects.push(r),
+  });
+  const first = await client.startTurn(thread.id, "one");
+  let second;
+  const items = await collect(events, (item) => second && turnCompleted(second.turn.id)(item), {
+    onItem: async (item) => {
+      if (!turnCompleted(first.turn.id)(item)) return;
+      // The server stops (its streams end) and comes back on the same port
+      // and home while the iteration waits.
+      await runtime.restart();
+      second = await client.startTurn(thread.id, "two");
+    },
+  });
+  assert.ok(reconnects.length >= 1, "reconnected");
+  assert.ok(reconnects.every((r) => r.reason === "ended" || r.reason === "error"), JSON.stringify(reconnects.map((r) => r.reason)));
+  assertContiguous(assert, items, 0);
+  assert.equal(agentText(items), "before the restartafter the restart");
+});
