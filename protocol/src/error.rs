@@ -39,7 +39,9 @@ pub enum ErrorKind {
     Forbidden,
     NotFound,
     MethodNotAllowed,
-    /// Fine request, wrong moment: the thread or turn is in another state (409).
+    /// A well-formed request that conflicts with the current state (409):
+    /// a thread or turn in another state, a workspace or provider that is
+    /// not there, names that clash, answers that do not fit the question.
     Conflict,
     TooLarge,
     /// The server failed (500); the message says nothing more.

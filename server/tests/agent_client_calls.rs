@@ -52,15 +52,28 @@ async fn answers_reach_the_model_and_are_stored_nowhere() {
         {"id": "db", "label": "SQLite", "value": "SQLite"},
         {"id": "name", "label": "Other", "value": SECRET}
     ]});
-    // Wrong thread, unknown id: 404. Incomplete or invalid answers: 400, still pending.
+    // Wrong thread, unknown id: 404. Answers that do not fit the questions
+    // asked conflict with them (409; the contract test found them as 400s
+    // for bodies the document admits), answers over 64 KiB are 413; the
+    // question stays pending.
     assert_eq!(answer(&s, "thr_00000000", &input, &good).await, 404);
     assert_eq!(answer(&s, &s.thread, "input_nope", &good).await, 404);
     let partial = json!({"answers": [{"id": "db", "label": "SQLite", "value": "SQLite"}]});
-    assert_eq!(answer(&s, &s.thread, &input, &partial).await, 400);
+    assert_eq!(answer(&s, &s.thread, &input, &partial).await, 409);
     let not_an_option = json!({"answers": [
         {"id": "db", "label": "x", "value": "MySQL"}, {"id": "name", "label": "", "value": "x"}
     ]});
-    assert_eq!(answer(&s, &s.thread, &input, &not_an_option).await, 400);
+    assert_eq!(answer(&s, &s.thread, &input, &not_an_option).await, 409);
+    let unknown_question = json!({"answers": [
+        {"id": "db", "value": "SQLite"}, {"id": "name", "value": "x"}, {"id": "q9", "value": "?"}
+    ]});
+    assert_eq!(answer(&s, &s.thread, &input, &unknown_question).await, 409);
+    let huge = json!({"answers": [
+        {"id": "db", "value": "SQLite"}, {"id": "name", "value": "x".repeat(64 * 1024)}
+    ]});
+    assert_eq!(answer(&s, &s.thread, &input, &huge).await, 413);
+    let no_object = json!([{"id": "db", "value": "SQLite"}]);
+    assert_eq!(answer(&s, &s.thread, &input, &no_object).await, 400);
     assert_eq!(s.detail().await.pending_user_inputs.len(), 1);
 
     assert_eq!(answer(&s, &s.thread, &input, &good).await, 200);

@@ -3,6 +3,8 @@
 //! per finding, so that each stays fixed without running schemathesis.
 //! The rule they share: a request the document admits is never a 400, one
 //! it refuses never succeeds, and what no schema can say is a 404 or 409.
+//! Answers that do not fit a pending question (409, not 400) are pinned in
+//! `agent_client_calls.rs`, which has a model that asks.
 
 mod common;
 

@@ -2275,15 +2275,7 @@ export interface operations {
                     "application/json": components["schemas"]["UserInputAnswered"];
                 };
             };
-            /** @description An answer names no question, or a required answer is missing */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             /** @description No such pending question in this thread */
@@ -2295,7 +2287,24 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            413: components["responses"]["PayloadTooLarge"];
+            /** @description The answers do not fit the questions asked: one names no question, a question is unanswered, has more than one answer without `multi_select`, or an answer is not one of its options without `allow_free_text` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The answers (values and labels together) exceed 64 KiB, or the body 16 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];

@@ -21,6 +21,9 @@ pub enum RuntimeError {
     /// tool name). The same request may work once that state changes.
     #[error("{0}")]
     Conflict(String),
+    /// A part of the request is larger than its own limit (413).
+    #[error("{0}")]
+    TooLarge(String),
     /// Logged in full by the edge; the client sees only a generic message.
     #[error("internal error")]
     Store(#[from] StoreError),
@@ -40,6 +43,7 @@ impl RuntimeError {
             RuntimeError::NotFound(_) => ErrorKind::NotFound,
             RuntimeError::Forbidden(_) => ErrorKind::Forbidden,
             RuntimeError::Conflict(_) => ErrorKind::Conflict,
+            RuntimeError::TooLarge(_) => ErrorKind::TooLarge,
             RuntimeError::Store(_) | RuntimeError::Unsettled => ErrorKind::Internal,
         }
     }

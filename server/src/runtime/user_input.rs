@@ -201,12 +201,16 @@ pub fn validate(request: &UserInputRequest) -> Result<(), String> {
 }
 
 /// Every question answered exactly as it allows: a known option or free
-/// text when allowed, one answer unless multi-select.
+/// text when allowed, one answer unless multi-select. Answers that do not
+/// fit the questions asked conflict with the pending request (409: the same
+/// body may be right for another); answers larger than their limit are 413.
 fn check_answers(request: &UserInputRequest, answers: &[Answer]) -> Result<(), RuntimeError> {
-    let bad = |message: String| Err(RuntimeError::Invalid(message));
+    let bad = |message: String| Err(RuntimeError::Conflict(message));
     let size: usize = answers.iter().map(|a| a.value.len() + a.label.len()).sum();
     if size > MAX_ANSWER_BYTES {
-        return bad(format!("answers exceed {MAX_ANSWER_BYTES} bytes"));
+        return Err(RuntimeError::TooLarge(format!(
+            "answers exceed {MAX_ANSWER_BYTES} bytes"
+        )));
     }
     if let Some(unknown) = answers
         .iter()

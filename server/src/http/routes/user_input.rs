@@ -21,8 +21,9 @@ pub fn router() -> OpenApiRouter<AppState> {
     request_body = AnswerUserInput,
     responses(
         (status = 200, description = "Delivered", body = UserInputAnswered),
-        (status = 400, description = "An answer names no question, or a required answer is missing", body = ErrorEnvelope),
-        (status = 404, description = "No such pending question in this thread", body = ErrorEnvelope)))]
+        (status = 404, description = "No such pending question in this thread", body = ErrorEnvelope),
+        (status = 409, description = "The answers do not fit the questions asked: one names no question, a question is unanswered, has more than one answer without `multi_select`, or an answer is not one of its options without `allow_free_text`", body = ErrorEnvelope),
+        (status = 413, description = "The answers (values and labels together) exceed 64 KiB, or the body 16 MiB", body = ErrorEnvelope)))]
 async fn answer(
     State(state): State<AppState>,
     Path((thread_id, input_id)): Path<(String, String)>,
