@@ -237,7 +237,8 @@ fn no_v1_route_is_registered_outside_the_document() {
     let mut files = Vec::new();
     sources(&root.join("src"), &mut files);
     sources(&root.join("../app/src"), &mut files);
-    let call = regex::Regex::new(r"\.(route|route_service|nest|nest_service)\(\s*([^,)]*)").unwrap();
+    let call =
+        regex::Regex::new(r"\.(route|route_service|nest|nest_service)\(\s*([^,)]*)").unwrap();
     let page = regex::Regex::new(r#"path!\(\s*"/?v1["/]"#).unwrap();
     let fallbacks = [r#""/v1""#, r#""/v1/{*rest}""#];
     let mut escaped = Vec::new();
@@ -247,18 +248,24 @@ fn no_v1_route_is_registered_outside_the_document() {
         for found in call.captures_iter(&text) {
             let (method, path) = (&found[1], found[2].trim());
             if path.is_empty() || !path.starts_with('"') {
-                escaped.push(format!("{at}: .{method}({path}…) does not name its path literally"));
-            } else if path.starts_with("\"/v1")
-                && !(method == "route" && fallbacks.contains(&path))
+                escaped.push(format!(
+                    "{at}: .{method}({path}…) does not name its path literally"
+                ));
+            } else if path.starts_with("\"/v1") && !(method == "route" && fallbacks.contains(&path))
             {
-                escaped.push(format!("{at}: .{method}({path}) under /v1 without #[utoipa::path]"));
+                escaped.push(format!(
+                    "{at}: .{method}({path}) under /v1 without #[utoipa::path]"
+                ));
             }
         }
         if page.is_match(&text) {
             escaped.push(format!("{at}: a page claims a /v1 path"));
         }
     }
-    assert!(escaped.is_empty(), "routes outside the document: {escaped:#?}");
+    assert!(
+        escaped.is_empty(),
+        "routes outside the document: {escaped:#?}"
+    );
 }
 
 #[tokio::test]
