@@ -10,6 +10,7 @@
 //! - `store/`: SQLite, the only place SQL lives.
 //! - `agent/`, `provider/`: the model-backed engine and its tools.
 //! - `child/`: every process codewhale starts.
+//! - `workspace/`: the user's files: confinement (every path), snapshots.
 
 pub mod agent;
 pub mod child;
@@ -25,3 +26,4 @@ pub mod provider;
 pub mod random;
 pub mod runtime;
 pub mod store;
+pub mod workspace;

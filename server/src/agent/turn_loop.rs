@@ -40,7 +40,8 @@ pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
         Some(root) => tools::Workspace::new(std::path::Path::new(root), turn.settings.trust_mode)
             .map(|workspace| tools::ToolEnv {
                 workspace: Arc::new(workspace),
-            }),
+            })
+            .map_err(tools::ToolError::from),
         None => Err(tools::ToolError("this thread has no workspace".into())),
     };
     let mut specs = tools::specs().as_array().cloned().unwrap_or_default();

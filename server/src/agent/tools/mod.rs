@@ -6,7 +6,6 @@
 
 mod git;
 mod patch;
-mod paths;
 mod plan;
 mod read;
 mod search;
@@ -16,7 +15,7 @@ mod symlink_tests;
 mod write;
 
 use crate::runtime::approvals::ApprovalRequest;
-pub use paths::Workspace;
+pub use crate::workspace::confine::Workspace;
 use protocol::ItemKind;
 use serde_json::{json, Value};
 use std::sync::Arc;
@@ -97,6 +96,12 @@ pub fn approval(name: &str, arguments: &str) -> Option<ApprovalRequest> {
 /// A refusal or failure, phrased for the model (and the transcript).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ToolError(pub String);
+
+impl From<crate::workspace::confine::ConfineError> for ToolError {
+    fn from(e: crate::workspace::confine::ConfineError) -> Self {
+        ToolError(e.0)
+    }
+}
 
 impl std::fmt::Display for ToolError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {

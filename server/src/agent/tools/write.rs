@@ -1,8 +1,8 @@
 //! write_file and edit_file. Both record a unified diff in the item's
 //! metadata so clients can show what changed.
 
-use super::paths::Confined;
 use super::{str_arg, ToolError, ToolOutput, Workspace};
+use crate::workspace::confine::Confined;
 use serde_json::{json, Value};
 use std::io::{ErrorKind, Read};
 

@@ -7,8 +7,8 @@
 mod apply;
 mod parse;
 
-use super::paths::Confined;
 use super::{str_arg, write, ToolError, ToolOutput, Workspace};
+use crate::workspace::confine::Confined;
 use parse::FileOp;
 use serde_json::{json, Value};
 use std::path::Path;

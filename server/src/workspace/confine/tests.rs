@@ -46,7 +46,7 @@ impl Dirs {
     }
 }
 
-fn refused(result: Result<Confined, ToolError>) -> String {
+fn refused(result: Result<Confined, ConfineError>) -> String {
     match result {
         Ok(path) => panic!("allowed: {}", path.display()),
         Err(e) => e.0,

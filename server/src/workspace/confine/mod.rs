@@ -1,7 +1,8 @@
-//! Confining tool paths to the thread's workspace. Every file tool goes
-//! through `Workspace::existing` or `Workspace::writable`: both resolve each
-//! component of the path as the kernel would, symlinks included (dangling
-//! ones too, and the last component), and refuse a result outside the
+//! Confining paths to a workspace: the one resolver. Every file tool, and
+//! every workspace view the API serves, goes through `Workspace::existing`
+//! or `Workspace::writable`: both resolve each component of the path as
+//! the kernel would, symlinks included (dangling ones too, and the last
+//! component), and refuse a result outside the
 //! workspace unless the thread has trust_mode. What they return is a
 //! `Confined` path; files are read, written, created and removed only
 //! through its operations, which never follow a symlink (see `nofollow`),
@@ -17,12 +18,23 @@ mod nofollow;
 #[cfg(test)]
 mod tests;
 
-use super::ToolError;
 use nofollow::Walk;
 use std::ffi::OsString;
 use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
+
+/// Why a path was refused, in words for the asker (the model, or a person).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ConfineError(pub String);
+
+impl std::fmt::Display for ConfineError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for ConfineError {}
 
 /// Symlinks followed in one path before giving up, like Linux's ELOOP.
 const MAX_LINKS: usize = 40;
@@ -44,9 +56,9 @@ enum Part {
 }
 
 impl Workspace {
-    pub fn new(root: &Path, trusted: bool) -> Result<Self, ToolError> {
+    pub fn new(root: &Path, trusted: bool) -> Result<Self, ConfineError> {
         let root = root.canonicalize().map_err(|e| {
-            ToolError(format!(
+            ConfineError(format!(
                 "the workspace {} is not available: {e}",
                 root.display()
             ))
@@ -59,7 +71,7 @@ impl Workspace {
     }
 
     /// An existing path inside the workspace.
-    pub fn existing(&self, asked: &str) -> Result<Confined, ToolError> {
+    pub fn existing(&self, asked: &str) -> Result<Confined, ConfineError> {
         let (path, exists) = self.resolve(asked)?;
         // Checked first: whether something exists outside is not told.
         let path = self.check(asked, path)?;
@@ -71,7 +83,7 @@ impl Workspace {
 
     /// A path that may not exist yet (for writes). `..` is refused outright
     /// unless trusted, as it always was for writes.
-    pub fn writable(&self, asked: &str) -> Result<Confined, ToolError> {
+    pub fn writable(&self, asked: &str) -> Result<Confined, ConfineError> {
         if !self.trusted
             && Path::new(asked)
                 .components()
@@ -101,7 +113,7 @@ impl Workspace {
     /// component does not fail: it and the rest are taken as names to
     /// create. That is what makes a dangling link resolve to where a write
     /// through it would land.
-    fn resolve(&self, asked: &str) -> Result<(PathBuf, bool), ToolError> {
+    fn resolve(&self, asked: &str) -> Result<(PathBuf, bool), ConfineError> {
         let mut pending = Vec::new(); // next step last
         push_parts(&mut pending, Path::new(asked));
         let mut out = self.root.clone();
@@ -123,12 +135,12 @@ impl Workspace {
                         Ok(meta) if meta.file_type().is_symlink() => {
                             links += 1;
                             if links > MAX_LINKS {
-                                return Err(ToolError(format!(
+                                return Err(ConfineError(format!(
                                     "{asked}: too many levels of symbolic links"
                                 )));
                             }
                             let target = std::fs::read_link(&out)
-                                .map_err(|e| ToolError(format!("{asked}: {e}")))?;
+                                .map_err(|e| ConfineError(format!("{asked}: {e}")))?;
                             out.pop();
                             push_parts(&mut pending, &target);
                         }
@@ -143,7 +155,7 @@ impl Workspace {
         Ok((out, exists))
     }
 
-    fn check(&self, asked: &str, resolved: PathBuf) -> Result<Confined, ToolError> {
+    fn check(&self, asked: &str, resolved: PathBuf) -> Result<Confined, ConfineError> {
         if self.trusted || resolved.starts_with(&self.root) {
             Ok(Confined(resolved))
         } else {
@@ -151,8 +163,8 @@ impl Workspace {
         }
     }
 
-    fn outside(&self, asked: &str) -> ToolError {
-        ToolError(format!(
+    fn outside(&self, asked: &str) -> ConfineError {
+        ConfineError(format!(
             "{asked}: outside the workspace; only paths inside {} are allowed",
             self.root.display()
         ))
@@ -172,8 +184,8 @@ fn push_parts(pending: &mut Vec<Part>, path: &Path) {
     pending.extend(parts.into_iter().rev());
 }
 
-fn no_such(asked: &str) -> ToolError {
-    ToolError(format!("{asked}: no such file or directory"))
+fn no_such(asked: &str) -> ConfineError {
+    ConfineError(format!("{asked}: no such file or directory"))
 }
 
 /// The file operations of the tools; none follows a symlink (see
