@@ -12,6 +12,10 @@ pub struct ErrorEnvelope {
 pub struct ErrorBody {
     pub message: String,
     pub status: u16,
+    /// Workspace paths that changed since codewhale last recorded them, when
+    /// a restore or undo refused because of them (409).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub conflicts: Option<Vec<String>>,
 }
 
 impl ErrorEnvelope {
@@ -20,6 +24,7 @@ impl ErrorEnvelope {
             error: ErrorBody {
                 message: clip_message(message.into()),
                 status,
+                conflicts: None,
             },
         }
     }

@@ -6,6 +6,7 @@
 //! present; they are absent otherwise, never null.
 
 use super::{
+    snapshots::{SnapshotCreatedPayload, WorkspaceRestoredPayload},
     ApprovalDecision, DynamicToolCall, EventName, ItemKind, ThreadRecord, TurnItemRecord,
     TurnRecord, UserInputRequest,
 };
@@ -215,6 +216,9 @@ pub enum EventPayload {
     TurnInterruptRequested(TurnInterruptRequestedPayload),
     #[serde(rename = "turn.completed")]
     TurnCompleted(TurnPayload),
+    /// Undo, retry or edit took the turn back; the model no longer sees it.
+    #[serde(rename = "turn.undone")]
+    TurnUndone(TurnPayload),
     #[serde(rename = "item.started")]
     ItemStarted(ItemPayload),
     #[serde(rename = "item.delta")]
@@ -245,6 +249,10 @@ pub enum EventPayload {
     ToolCallTimeout(ToolCallSettledPayload),
     #[serde(rename = "tool_call.canceled")]
     ToolCallCanceled(ToolCallSettledPayload),
+    #[serde(rename = "snapshot.created")]
+    SnapshotCreated(SnapshotCreatedPayload),
+    #[serde(rename = "workspace.restored")]
+    WorkspaceRestored(WorkspaceRestoredPayload),
 }
 
 impl EventPayload {
@@ -257,6 +265,7 @@ impl EventPayload {
             Self::TurnSteered(_) => EventName::TurnSteered,
             Self::TurnInterruptRequested(_) => EventName::TurnInterruptRequested,
             Self::TurnCompleted(_) => EventName::TurnCompleted,
+            Self::TurnUndone(_) => EventName::TurnUndone,
             Self::ItemStarted(_) => EventName::ItemStarted,
             Self::ItemDelta(_) => EventName::ItemDelta,
             Self::ItemCompleted(_) => EventName::ItemCompleted,
@@ -272,6 +281,8 @@ impl EventPayload {
             Self::ToolCallResolved(_) => EventName::ToolCallResolved,
             Self::ToolCallTimeout(_) => EventName::ToolCallTimeout,
             Self::ToolCallCanceled(_) => EventName::ToolCallCanceled,
+            Self::SnapshotCreated(_) => EventName::SnapshotCreated,
+            Self::WorkspaceRestored(_) => EventName::WorkspaceRestored,
         }
     }
 

@@ -37,6 +37,7 @@ pub enum EventName {
     TurnSteered,
     TurnInterruptRequested,
     TurnCompleted,
+    TurnUndone,
     ItemStarted,
     ItemDelta,
     ItemCompleted,
@@ -52,10 +53,12 @@ pub enum EventName {
     ToolCallResolved,
     ToolCallTimeout,
     ToolCallCanceled,
+    SnapshotCreated,
+    WorkspaceRestored,
 }
 
 impl EventName {
-    pub const ALL: [EventName; 22] = [
+    pub const ALL: [EventName; 25] = [
         Self::ThreadStarted,
         Self::ThreadUpdated,
         Self::ThreadForked,
@@ -63,6 +66,7 @@ impl EventName {
         Self::TurnSteered,
         Self::TurnInterruptRequested,
         Self::TurnCompleted,
+        Self::TurnUndone,
         Self::ItemStarted,
         Self::ItemDelta,
         Self::ItemCompleted,
@@ -78,6 +82,8 @@ impl EventName {
         Self::ToolCallResolved,
         Self::ToolCallTimeout,
         Self::ToolCallCanceled,
+        Self::SnapshotCreated,
+        Self::WorkspaceRestored,
     ];
 
     /// The wire name (`event:` on the SSE stream, `event` in the envelope).
@@ -90,6 +96,7 @@ impl EventName {
             Self::TurnSteered => "turn.steered",
             Self::TurnInterruptRequested => "turn.interrupt_requested",
             Self::TurnCompleted => "turn.completed",
+            Self::TurnUndone => "turn.undone",
             Self::ItemStarted => "item.started",
             Self::ItemDelta => "item.delta",
             Self::ItemCompleted => "item.completed",
@@ -105,6 +112,8 @@ impl EventName {
             Self::ToolCallResolved => "tool_call.resolved",
             Self::ToolCallTimeout => "tool_call.timeout",
             Self::ToolCallCanceled => "tool_call.canceled",
+            Self::SnapshotCreated => "snapshot.created",
+            Self::WorkspaceRestored => "workspace.restored",
         }
     }
 

@@ -10,6 +10,7 @@ mod interaction;
 mod records;
 mod requests;
 mod settlements;
+mod snapshots;
 mod usage;
 mod views;
 mod workbench;
@@ -23,6 +24,11 @@ pub use event_payloads::{
     ToolCallRequestedPayload, ToolCallSettledPayload, TurnInterruptRequestedPayload, TurnPayload,
     TurnSteeredPayload, UserInputAnsweredPayload, UserInputCanceledPayload,
     UserInputRequiredPayload,
+};
+pub use snapshots::{
+    EditLastTurn, FileChange, ForkAtUserMessage, ForkedAt, Rerun, RestoreReason, RestoreSnapshot,
+    Restored, RestoredFile, RetryTurn, SnapshotCreatedPayload, SnapshotKind, SnapshotRecord,
+    Undone, WorkspaceRestoredPayload,
 };
 pub use events::{EventEnvelope, EventName, EVENT_SCHEMA_VERSION};
 pub use info::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};

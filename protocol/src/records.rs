@@ -157,6 +157,11 @@ pub struct TurnRecord {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub error: Option<String>,
     pub steer_count: u32,
+    /// When undo, retry or edit took the turn back (the model no longer
+    /// sees it); null otherwise.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub undone_at: Option<String>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

@@ -146,7 +146,7 @@ impl Live {
         use EventName as E;
         match name {
             E::ThreadUpdated => self.set_thread(payload),
-            E::TurnStarted | E::TurnCompleted => self.set_turn(payload),
+            E::TurnStarted | E::TurnCompleted | E::TurnUndone => self.set_turn(payload),
             E::ItemStarted | E::ItemCompleted | E::ItemFailed | E::ItemInterrupted => {
                 self.set_item(payload)
             }
@@ -163,7 +163,9 @@ impl Live {
             | E::ThreadForked
             | E::TurnSteered
             | E::TurnInterruptRequested
-            | E::ApprovalTimeout => {}
+            | E::ApprovalTimeout
+            | E::SnapshotCreated
+            | E::WorkspaceRestored => {}
         }
         Applied::Fresh
     }

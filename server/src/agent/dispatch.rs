@@ -40,7 +40,10 @@ pub(super) async fn run_tool(
             tools::ToolError("shell commands are disabled for this thread".into()),
         ),
         (Ok(env), Some(request)) => match turn.client.approve(request).await {
-            Decision::Allow => tools::run(env, &call.name, &call.arguments).await,
+            Decision::Allow => {
+                turn.checkpoint.before_change().await;
+                tools::run(env, &call.name, &call.arguments).await
+            }
             Decision::Deny => Err(tools::ToolError("the user denied this action".into())),
         },
         (Ok(env), None) => tools::run(env, &call.name, &call.arguments).await,

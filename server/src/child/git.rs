@@ -69,6 +69,25 @@ pub async fn output(
     command.output().await
 }
 
+/// Git on codewhale's own side repository `git_dir`, whose work tree is
+/// `work_tree` (the snapshot store). The same disarmed command as every
+/// read; the repository and its config are ours, and its
+/// `info/attributes` switches off the work tree's filters and conversions.
+/// stdin is null; a caller feeding it sets it piped.
+pub fn side(git_dir: &Path, work_tree: &Path) -> Command {
+    let mut command = command(work_tree, &[]);
+    command
+        .arg("--git-dir")
+        .arg(git_dir)
+        .arg("--work-tree")
+        .arg(work_tree)
+        .env("GIT_AUTHOR_NAME", "codewhale")
+        .env("GIT_AUTHOR_EMAIL", "codewhale@localhost")
+        .env("GIT_COMMITTER_NAME", "codewhale")
+        .env("GIT_COMMITTER_EMAIL", "codewhale@localhost");
+    command
+}
+
 /// Filter drivers (`filter.<name>.*`) defined by config other than the
 /// user's global and system files. Their names come from config rather
 /// than from attributes: a driver that config does not define runs

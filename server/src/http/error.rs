@@ -56,7 +56,11 @@ impl IntoResponse for ApiError {
             }
         }
         let status = self.status();
-        let body = Json(ErrorEnvelope::new(status.as_u16(), self.to_string()));
+        let mut envelope = ErrorEnvelope::new(status.as_u16(), self.to_string());
+        if let ApiError::Runtime(RuntimeError::Conflicts { paths, .. }) = &self {
+            envelope.error.conflicts = Some(paths.clone());
+        }
+        let body = Json(envelope);
         let mut response = (status, body).into_response();
         if status == StatusCode::UNAUTHORIZED {
             response.headers_mut().insert(

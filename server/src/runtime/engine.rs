@@ -7,13 +7,15 @@ use super::{
     approvals::{ApprovalRequest, Approvals, Decision},
     client_tools::{CallEnd, ClientTools},
     turn_writer::ItemWriter,
+    snapshots::{Owner, Snapshots},
     user_input::{self, UserInputs},
 };
 use crate::runtime::error::RuntimeError;
 use futures::future::BoxFuture;
 use protocol::{DynamicToolSpec, Mode, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
-use std::sync::Arc;
-use tokio::sync::{mpsc, watch};
+use protocol::SnapshotKind;
+use std::{path::PathBuf, sync::Arc};
+use tokio::sync::{mpsc, watch, OnceCell};
 
 /// What a turn was started for.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,6 +65,56 @@ pub struct TurnContext {
     pub items: ItemWriter,
     /// What the turn asks of its client: approvals, answers, tool results.
     pub client: ClientGate,
+    /// Records the workspace before the turn first changes it.
+    pub checkpoint: Checkpoint,
+}
+
+/// The workspace snapshots of one turn: before its first write or command
+/// (an engine calls `before_change`, once or many times) and, if that was
+/// taken, after the turn (the runtime does).
+#[derive(Clone)]
+pub struct Checkpoint {
+    pub(super) snapshots: Arc<Snapshots>,
+    pub(super) workspace: Option<PathBuf>,
+    pub(super) thread_id: String,
+    pub(super) turn_id: String,
+    /// Whether the pre-turn snapshot was recorded.
+    pub(super) taken: Arc<OnceCell<bool>>,
+}
+
+impl Checkpoint {
+    /// Records the workspace unless this turn already did. A failure is
+    /// logged and does not stop the change (the turn then has no undo).
+    pub async fn before_change(&self) {
+        self.taken
+            .get_or_init(|| self.record(SnapshotKind::PreTurn))
+            .await;
+    }
+
+    /// After the turn: the state it left, when it recorded the state before.
+    pub(super) async fn after_turn(&self) {
+        if self.taken.get() == Some(&true) {
+            self.record(SnapshotKind::PostTurn).await;
+        }
+    }
+
+    async fn record(&self, kind: SnapshotKind) -> bool {
+        let Some(workspace) = &self.workspace else {
+            return false;
+        };
+        let owner = Owner {
+            thread_id: &self.thread_id,
+            turn_id: Some(&self.turn_id),
+        };
+        match self.snapshots.record(workspace, owner, kind).await {
+            Ok(_) => true,
+            Err(error) => {
+                let detail = error.internal_detail().unwrap_or_else(|| error.to_string());
+                tracing::error!(error = %detail, kind = kind.as_str(), "recording a workspace snapshot failed");
+                false
+            }
+        }
+    }
 }
 
 /// The client-facing requests of one turn.

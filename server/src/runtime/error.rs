@@ -21,12 +21,19 @@ pub enum RuntimeError {
     /// tool name). The same request may work once that state changes.
     #[error("{0}")]
     Conflict(String),
+    /// A restore or undo would change paths that changed since codewhale
+    /// last recorded them (409, the paths listed).
+    #[error("{message}")]
+    Conflicts { message: String, paths: Vec<String> },
     /// A part of the request is larger than its own limit (413).
     #[error("{0}")]
     TooLarge(String),
     /// Logged in full by the edge; the client sees only a generic message.
     #[error("internal error")]
     Store(#[from] StoreError),
+    /// git failed on codewhale's own snapshot repository (logged, never sent).
+    #[error("the workspace snapshot failed")]
+    Snapshot(String),
     /// A settlement task died before it could answer (a bug, logged).
     #[error("the request could not be settled")]
     Unsettled,
@@ -42,9 +49,11 @@ impl RuntimeError {
             RuntimeError::Invalid(_) => ErrorKind::Invalid,
             RuntimeError::NotFound(_) => ErrorKind::NotFound,
             RuntimeError::Forbidden(_) => ErrorKind::Forbidden,
-            RuntimeError::Conflict(_) => ErrorKind::Conflict,
+            RuntimeError::Conflict(_) | RuntimeError::Conflicts { .. } => ErrorKind::Conflict,
             RuntimeError::TooLarge(_) => ErrorKind::TooLarge,
-            RuntimeError::Store(_) | RuntimeError::Unsettled => ErrorKind::Internal,
+            RuntimeError::Store(_) | RuntimeError::Snapshot(_) | RuntimeError::Unsettled => {
+                ErrorKind::Internal
+            }
         }
     }
 
@@ -53,6 +62,7 @@ impl RuntimeError {
         match self {
             RuntimeError::Store(error) => Some(error.to_string()),
             RuntimeError::Unsettled => Some(self.to_string()),
+            RuntimeError::Snapshot(detail) => Some(format!("snapshot: {detail}")),
             _ => None,
         }
     }

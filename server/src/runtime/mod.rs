@@ -11,6 +11,7 @@ pub mod error;
 pub mod git;
 pub mod ids;
 pub mod pending;
+pub mod snapshots;
 pub mod stream;
 pub mod threads;
 pub mod turn_writer;
@@ -55,6 +56,7 @@ pub struct RuntimeOptions {
 pub struct Runtime {
     store: Arc<Store>,
     turns: Arc<TurnManager>,
+    snapshots: Arc<snapshots::Snapshots>,
     git: GitCache,
     pricing: Pricing,
     default_workspace: PathBuf,
@@ -74,8 +76,10 @@ impl Runtime {
     /// (its turns are marked interrupted, their waits get receipts).
     pub async fn open(options: RuntimeOptions) -> Result<Runtime, StoreError> {
         let store = Arc::new(Store::open(&options.home).await?);
+        let snapshots = Arc::new(snapshots::Snapshots::new(store.clone(), &options.home));
         let turns = Arc::new(
-            TurnManager::new(store.clone(), options.engine).with_wait_timeout(options.wait_timeout),
+            TurnManager::new(store.clone(), options.engine, snapshots.clone())
+                .with_wait_timeout(options.wait_timeout),
         );
         let recovered = turns.recover().await?;
         let (shutdown, stopped) = watch::channel(false);
@@ -89,6 +93,7 @@ impl Runtime {
             devices: devices::Devices::new(store.clone(), crate::clock::Clock::default()),
             store,
             turns,
+            snapshots,
             git: GitCache::default(),
             pricing: options.pricing,
             default_workspace: options.default_workspace,

@@ -5,6 +5,7 @@
 pub mod devices;
 pub mod events;
 mod seq;
+pub mod snapshots;
 pub mod threads;
 pub mod turns;
 pub mod usage;

@@ -20,6 +20,7 @@ struct TurnRow {
     effective_billing_surface: Option<String>,
     error: Option<String>,
     steer_count: i64,
+    undone_at: Option<String>,
 }
 
 #[derive(Debug, sqlx::FromRow)]
@@ -59,6 +60,7 @@ impl TryFrom<TurnRow> for TurnRecord {
             effective_billing_surface: row.effective_billing_surface,
             error: row.error,
             steer_count: row.steer_count.clamp(0, u32::MAX as i64) as u32,
+            undone_at: row.undone_at,
         })
     }
 }
@@ -87,7 +89,8 @@ pub async fn by_thread(
 ) -> Result<Vec<TurnRecord>, StoreError> {
     let rows: Vec<TurnRow> = sqlx::query_as(
         "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
-                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count
+                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count,
+                undone_at
          FROM turns WHERE thread_id = ?1 ORDER BY created_at, rowid",
     )
     .bind(thread_id)
@@ -103,6 +106,23 @@ pub async fn items_by_thread(
     let rows: Vec<ItemRow> = sqlx::query_as(
         "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
          FROM items WHERE thread_id = ?1 ORDER BY position",
+    )
+    .bind(thread_id)
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter().map(TurnItemRecord::try_from).collect()
+}
+
+/// The items a model sees: those of turns not undone, in order.
+pub async fn items_for_model(
+    conn: &mut SqliteConnection,
+    thread_id: &str,
+) -> Result<Vec<TurnItemRecord>, StoreError> {
+    let rows: Vec<ItemRow> = sqlx::query_as(
+        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
+         FROM items WHERE thread_id = ?1
+           AND turn_id NOT IN (SELECT id FROM turns WHERE thread_id = ?1 AND undone_at IS NOT NULL)
+         ORDER BY position",
     )
     .bind(thread_id)
     .fetch_all(conn)
@@ -134,11 +154,11 @@ pub async fn upsert(conn: &mut SqliteConnection, turn: &TurnRecord) -> Result<()
         serde_json::to_string(&turn.usage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
     sqlx::query(
         "INSERT INTO turns (id, thread_id, status, input_summary, created_at, started_at, ended_at,
-            duration_ms, usage, effective_provider, effective_model, effective_billing_surface, error, steer_count)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)
+            duration_ms, usage, effective_provider, effective_model, effective_billing_surface, error, steer_count, undone_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
          ON CONFLICT (id) DO UPDATE SET status = ?3, started_at = ?6, ended_at = ?7, duration_ms = ?8,
             usage = ?9, effective_provider = ?10, effective_model = ?11, effective_billing_surface = ?12,
-            error = ?13, steer_count = ?14",
+            error = ?13, steer_count = ?14, undone_at = ?15",
     )
     .bind(&turn.id)
     .bind(&turn.thread_id)
@@ -154,6 +174,7 @@ pub async fn upsert(conn: &mut SqliteConnection, turn: &TurnRecord) -> Result<()
     .bind(&turn.effective_billing_surface)
     .bind(&turn.error)
     .bind(turn.steer_count as i64)
+    .bind(&turn.undone_at)
     .execute(conn)
     .await?;
     Ok(())
@@ -162,7 +183,8 @@ pub async fn upsert(conn: &mut SqliteConnection, turn: &TurnRecord) -> Result<()
 pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<TurnRecord>, StoreError> {
     let row: Option<TurnRow> = sqlx::query_as(
         "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
-                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count
+                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count,
+                undone_at
          FROM turns WHERE id = ?1",
     )
     .bind(id)
@@ -233,7 +255,8 @@ pub async fn get_item(
 pub async fn unfinished(conn: &mut SqliteConnection) -> Result<Vec<TurnRecord>, StoreError> {
     let rows: Vec<TurnRow> = sqlx::query_as(
         "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
-                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count
+                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count,
+                undone_at
          FROM turns WHERE status IN ('queued', 'in_progress')",
     )
     .fetch_all(conn)
@@ -254,4 +277,18 @@ pub async fn open_items(
     .fetch_all(conn)
     .await?;
     rows.into_iter().map(TurnItemRecord::try_from).collect()
+}
+
+/// Marks a turn undone (or not, with `None`).
+pub async fn set_undone(
+    conn: &mut SqliteConnection,
+    turn_id: &str,
+    at: Option<&str>,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE turns SET undone_at = ? WHERE id = ?")
+        .bind(at)
+        .bind(turn_id)
+        .execute(conn)
+        .await?;
+    Ok(())
 }

@@ -3,3 +3,4 @@
 //! API's workspace views and the tools share it.
 
 pub mod confine;
+pub mod snapshots;

@@ -17,6 +17,7 @@ use super::{
     approvals::{Approvals, DEFAULT_TIMEOUT},
     client_tools::ClientTools,
     engine::Engine,
+    snapshots::Snapshots,
     threads,
     user_input::UserInputs,
 };
@@ -48,16 +49,18 @@ pub struct TurnManager {
     approvals: Arc<Approvals>,
     user_inputs: Arc<UserInputs>,
     client_tools: Arc<ClientTools>,
+    snapshots: Arc<Snapshots>,
 }
 
 impl TurnManager {
-    pub fn new(store: Arc<Store>, engine: Arc<dyn Engine>) -> Self {
+    pub fn new(store: Arc<Store>, engine: Arc<dyn Engine>, snapshots: Arc<Snapshots>) -> Self {
         Self {
             approvals: Arc::new(Approvals::new(store.clone(), DEFAULT_TIMEOUT)),
             user_inputs: Arc::new(UserInputs::new(store.clone(), DEFAULT_TIMEOUT)),
             client_tools: Arc::new(ClientTools::new(store.clone(), DEFAULT_TIMEOUT)),
             store,
             engine,
+            snapshots,
             active: Mutex::new(HashMap::new()),
         }
     }

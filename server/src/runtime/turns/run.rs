@@ -5,7 +5,7 @@ use super::{recovery::unsettled_requests, TurnManager, INTERRUPT_GRACE, RESTART_
 use crate::{
     clock,
     runtime::{
-        engine::{ClientGate, Outcome, TurnContext, TurnInput, TurnSettings},
+        engine::{Checkpoint, ClientGate, Outcome, TurnContext, TurnInput, TurnSettings},
         turn_writer,
     },
     store::{self, NewEvent, StoreError},
@@ -38,6 +38,13 @@ impl TurnManager {
             let started = Instant::now();
             let (items, writer) =
                 turn_writer::spawn(manager.store.clone(), thread.id.clone(), turn.id.clone());
+            let checkpoint = Checkpoint {
+                snapshots: manager.snapshots.clone(),
+                workspace: thread.workspace.as_ref().map(Into::into),
+                thread_id: thread.id.clone(),
+                turn_id: turn.id.clone(),
+                taken: Default::default(),
+            };
             let outcome = match manager.history(&thread.id).await {
                 Err(error) => {
                     tracing::error!(%error, "reading the thread's history failed");
@@ -72,6 +79,7 @@ impl TurnManager {
                         interrupt: interrupt.clone(),
                         items,
                         client,
+                        checkpoint: checkpoint.clone(),
                     };
                     let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
                     tokio::select! {
@@ -84,6 +92,7 @@ impl TurnManager {
                 }
             };
             manager.cancel_waiting(&turn_id, &outcome).await;
+            checkpoint.after_turn().await;
             // The engine's ItemWriter was dropped with it: the writer drains.
             let drained = match writer.await {
                 Ok(result) => result,
@@ -188,7 +197,7 @@ impl TurnManager {
 
     async fn history(&self, thread_id: &str) -> Result<Vec<TurnItemRecord>, StoreError> {
         let mut conn = self.store.conn().await?;
-        store::turns::items_by_thread(&mut conn, thread_id).await
+        store::turns::items_for_model(&mut conn, thread_id).await
     }
 }
 

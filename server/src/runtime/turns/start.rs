@@ -107,6 +107,7 @@ impl TurnManager {
             effective_billing_surface: None,
             error: None,
             steer_count: 0,
+            undone_at: None,
         };
         let written = self.write_start(&mut thread, &turn, &input, &now).await;
         if let Err(error) = written {

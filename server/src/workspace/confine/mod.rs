@@ -95,6 +95,24 @@ impl Workspace {
         self.check(asked, path)
     }
 
+    /// The entry `asked` names, not what it links to: its directory
+    /// resolved and confined like `writable`, the last name kept as is.
+    /// For removing or replacing a symlink itself (restores do).
+    pub fn entry(&self, asked: &str) -> Result<Confined, ConfineError> {
+        let path = Path::new(asked);
+        let Some(Component::Normal(name)) = path.components().next_back() else {
+            return Err(self.outside(asked));
+        };
+        let parent = path
+            .parent()
+            .and_then(Path::to_str)
+            .filter(|p| !p.is_empty())
+            .unwrap_or(".");
+        let mut dir = self.writable(parent)?.0;
+        dir.push(name);
+        self.check(asked, dir)
+    }
+
     /// The path as shown to the model: relative to the workspace.
     pub fn display(&self, path: &Path) -> String {
         path.strip_prefix(&self.root)
