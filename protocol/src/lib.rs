@@ -25,11 +25,6 @@ pub use event_payloads::{
     TurnSteeredPayload, UserInputAnsweredPayload, UserInputCanceledPayload,
     UserInputRequiredPayload,
 };
-pub use snapshots::{
-    EditLastTurn, FileChange, ForkAtUserMessage, ForkedAt, Rerun, RestoreReason, RestoreSnapshot,
-    Restored, RestoredFile, RetryTurn, SnapshotCreatedPayload, SnapshotKind, SnapshotRecord,
-    Undone, WorkspaceRestoredPayload,
-};
 pub use events::{EventEnvelope, EventName, EVENT_SCHEMA_VERSION};
 pub use info::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
 pub use interaction::{
@@ -44,6 +39,11 @@ pub use requests::{
 };
 pub use settlements::{
     ApprovalDecided, ApprovalDecision, DecideApproval, ToolResultAccepted, UserInputAnswered,
+};
+pub use snapshots::{
+    EditLastTurn, FileChange, ForkAtUserMessage, ForkedAt, Rerun, RestoreReason, RestoreSnapshot,
+    Restored, RestoredFile, RetryTurn, SnapshotCreatedPayload, SnapshotKind, SnapshotRecord,
+    Undone, WorkspaceRestoredPayload,
 };
 pub use usage::{
     ThreadUsage, UsageBucket, UsageOverview, UsageReport, UsageTotals, MAX_USAGE_DAYS,

@@ -9,7 +9,7 @@ use common::Harness;
 const BEARER: &str = "Bearer cwrt_test_token_0123456789abcdef";
 
 /// Route templates: `{}` is replaced by an id.
-const ROUTES: [(&str, &str); 21] = [
+const ROUTES: [(&str, &str); 28] = [
     ("GET", "/v1/threads"),
     ("POST", "/v1/threads"),
     ("GET", "/v1/threads/summary"),
@@ -31,6 +31,13 @@ const ROUTES: [(&str, &str); 21] = [
     ("PATCH", "/v1/devices/{}"),
     ("DELETE", "/v1/devices/{}"),
     ("POST", "/v1/devices/pairings"),
+    ("GET", "/v1/snapshots"),
+    ("GET", "/v1/threads/{}/snapshots"),
+    ("POST", "/v1/threads/{}/snapshots/restore"),
+    ("POST", "/v1/threads/{}/undo"),
+    ("POST", "/v1/threads/{}/retry"),
+    ("POST", "/v1/threads/{}/edit-last-turn"),
+    ("POST", "/v1/threads/{}/fork-at-user-message"),
 ];
 
 const IDS: [&str; 12] = [

@@ -73,14 +73,16 @@ pub async fn output(
 /// `work_tree` (the snapshot store). The same disarmed command as every
 /// read; the repository and its config are ours, and its
 /// `info/attributes` switches off the work tree's filters and conversions.
-/// stdin is null; a caller feeding it sets it piped.
-pub fn side(git_dir: &Path, work_tree: &Path) -> Command {
-    let mut command = command(work_tree, &[]);
+/// stdin is null; a caller feeding it sets it piped. Without a work tree
+/// (to create the repository), git runs in `git_dir`'s parent.
+pub fn side(git_dir: &Path, work_tree: Option<&Path>) -> Command {
+    let run_in = work_tree.or(git_dir.parent()).unwrap_or(git_dir);
+    let mut command = command(run_in, &[]);
+    command.arg("--git-dir").arg(git_dir);
+    if let Some(work_tree) = work_tree {
+        command.arg("--work-tree").arg(work_tree);
+    }
     command
-        .arg("--git-dir")
-        .arg(git_dir)
-        .arg("--work-tree")
-        .arg(work_tree)
         .env("GIT_AUTHOR_NAME", "codewhale")
         .env("GIT_AUTHOR_EMAIL", "codewhale@localhost")
         .env("GIT_COMMITTER_NAME", "codewhale")

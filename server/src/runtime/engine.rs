@@ -6,14 +6,14 @@
 use super::{
     approvals::{ApprovalRequest, Approvals, Decision},
     client_tools::{CallEnd, ClientTools},
-    turn_writer::ItemWriter,
     snapshots::{Owner, Snapshots},
+    turn_writer::ItemWriter,
     user_input::{self, UserInputs},
 };
 use crate::runtime::error::RuntimeError;
 use futures::future::BoxFuture;
-use protocol::{DynamicToolSpec, Mode, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
 use protocol::SnapshotKind;
+use protocol::{DynamicToolSpec, Mode, ThreadRecord, TurnItemRecord, Usage, UserInputRequest};
 use std::{path::PathBuf, sync::Arc};
 use tokio::sync::{mpsc, watch, OnceCell};
 

@@ -11,6 +11,7 @@ pub mod error;
 pub mod git;
 pub mod ids;
 pub mod pending;
+mod rewind;
 pub mod snapshots;
 pub mod stream;
 pub mod threads;
@@ -166,7 +167,7 @@ impl Runtime {
     }
 
     pub async fn fork_thread(&self, thread_id: &str) -> Result<ThreadRecord, RuntimeError> {
-        threads::fork(&self.store, thread_id).await
+        Ok(threads::fork(&self.store, thread_id, None).await?.0)
     }
 
     pub async fn resume_thread(&self, thread_id: &str) -> Result<ThreadRecord, RuntimeError> {

@@ -81,13 +81,16 @@ impl Snapshots {
     }
 
     /// Puts back snapshot `snapshot_id` in `workspace` (the thread's), with
-    /// the compare-and-swap described above.
+    /// the compare-and-swap described above. With `only_changed_by`, just
+    /// the paths that differ between the target and that later snapshot
+    /// (what a turn changed, for undo); other files are left as they are.
     pub async fn restore(
         &self,
         workspace: &Path,
         thread_id: &str,
         snapshot_id: &str,
         reason: RestoreReason,
+        only_changed_by: Option<&SnapshotRow>,
     ) -> Result<Restored, RuntimeError> {
         let workspace = canonical(workspace)?;
         let target = self.get(snapshot_id).await?;
@@ -107,7 +110,17 @@ impl Snapshots {
             .await?
             .ok_or_else(|| RuntimeError::Conflict("this workspace has no snapshots".into()))?;
         drop(conn);
-        let touched = repo.changes(&now, &target.tree).await.map_err(git_failed)?;
+        let mut touched = repo.changes(&now, &target.tree).await.map_err(git_failed)?;
+        if let Some(later) = only_changed_by {
+            let scope: BTreeSet<PathBuf> = repo
+                .changes(&target.tree, &later.tree)
+                .await
+                .map_err(git_failed)?
+                .into_iter()
+                .map(|change| change.path)
+                .collect();
+            touched.retain(|change| scope.contains(&change.path));
+        }
         let mut restored = Restored {
             reason,
             restored_from: target.id.clone(),
@@ -141,7 +154,14 @@ impl Snapshots {
             last.id.clone()
         } else {
             let record = self
-                .commit(&repo, &workspace, &now, owner(), SnapshotKind::PreRestore, None)
+                .commit(
+                    &repo,
+                    &workspace,
+                    &now,
+                    owner(),
+                    SnapshotKind::PreRestore,
+                    None,
+                )
                 .await?;
             record.id
         };
@@ -152,8 +172,8 @@ impl Snapshots {
             .map(|entry| entry.oid.as_str())
             .collect();
         let blobs = repo.blobs(&oids).await.map_err(git_failed)?;
-        let confined = Workspace::new(&workspace, false)
-            .map_err(|e| RuntimeError::Conflict(e.0))?;
+        let confined =
+            Workspace::new(&workspace, false).map_err(|e| RuntimeError::Conflict(e.0))?;
         let applied = match mechanism::apply(&confined, &touched, &blobs) {
             Ok(applied) => applied,
             Err(error) => {
@@ -243,13 +263,15 @@ impl Snapshots {
         rows.into_iter().map(record_of).collect()
     }
 
-    /// The pre-turn snapshot of a turn, if it changed anything.
-    pub async fn before_turn(&self, turn_id: &str) -> Result<Option<SnapshotRow>, RuntimeError> {
+    /// The snapshot of `kind` (pre- or post-turn) of a turn, if it changed
+    /// anything.
+    pub async fn of_turn(
+        &self,
+        turn_id: &str,
+        kind: SnapshotKind,
+    ) -> Result<Option<SnapshotRow>, RuntimeError> {
         let mut conn = self.store.conn().await?;
-        Ok(
-            store::snapshots::of_turn(&mut conn, turn_id, SnapshotKind::PreTurn.as_str())
-                .await?,
-        )
+        Ok(store::snapshots::of_turn(&mut conn, turn_id, kind.as_str()).await?)
     }
 
     /// A new row (for another thread) naming an existing state: where a
@@ -278,8 +300,10 @@ impl Snapshots {
     ) -> Result<Option<SnapshotRow>, RuntimeError> {
         let workspace = canonical(workspace)?;
         let mut conn = self.store.conn().await?;
-        Ok(store::snapshots::latest_before(&mut conn, &workspace.to_string_lossy(), created_at)
-            .await?)
+        Ok(
+            store::snapshots::latest_before(&mut conn, &workspace.to_string_lossy(), created_at)
+                .await?,
+        )
     }
 
     async fn commit(
@@ -315,7 +339,12 @@ impl Snapshots {
         let id = ids::new(SNAPSHOT_PREFIX);
         let label = label(kind, owner.turn_id, restored_from);
         let commit = repo
-            .commit(tree, parent.as_ref().map(|p| p.git_commit.as_str()), &label, &id)
+            .commit(
+                tree,
+                parent.as_ref().map(|p| p.git_commit.as_str()),
+                &label,
+                &id,
+            )
             .await
             .map_err(git_failed)?;
         let mut row = self.row(&workspace, tree, &commit, &owner, kind, restored_from);
@@ -370,7 +399,9 @@ impl Snapshots {
     }
 
     async fn repo(&self, workspace: &Path) -> Result<SideRepo, RuntimeError> {
-        SideRepo::open(&self.dir, workspace).await.map_err(git_failed)
+        SideRepo::open(&self.dir, workspace)
+            .await
+            .map_err(git_failed)
     }
 
     fn lock(&self, workspace: &Path) -> Arc<tokio::sync::Mutex<()>> {

@@ -8,8 +8,9 @@ use crate::{
 };
 use futures::future::join_all;
 use protocol::{
-    CreateThread, EventPayload, ListThreads, Mode, PatchThread, ThreadDetail, ThreadForkedPayload,
-    ThreadRecord, ThreadStartedPayload, ThreadSummary, ThreadUpdatedPayload,
+    CreateThread, EventPayload, ItemKind, ListThreads, Mode, PatchThread, ThreadDetail,
+    ThreadForkedPayload, ThreadRecord, ThreadStartedPayload, ThreadSummary, ThreadUpdatedPayload,
+    TurnRecord,
 };
 use std::{collections::HashMap, path::Path};
 
@@ -310,15 +311,39 @@ fn dynamic_tools(tools: Vec<protocol::DynamicToolSpec>) -> Result<String, Runtim
 
 /// A sibling thread with the same settings and a copy of the source's
 /// finished turns and their items (under new ids). A turn still running in
-/// the source is not copied.
-pub async fn fork(store: &Store, id: &str) -> Result<ThreadRecord, RuntimeError> {
+/// the source is not copied. With `until` (a user message's item id), the
+/// copy ends just before that message; the message's own turn is returned.
+pub async fn fork(
+    store: &Store,
+    id: &str,
+    until: Option<&str>,
+) -> Result<(ThreadRecord, Option<TurnRecord>), RuntimeError> {
     let source_id = ids::parse(ids::THREAD, id, "thread")?;
     let mut tx = store.begin_write().await?;
     let source = store::threads::get(tx.conn(), source_id)
         .await?
         .ok_or_else(|| not_found(source_id))?;
-    let turns = store::turns::by_thread(tx.conn(), source_id).await?;
-    let items = store::turns::items_by_thread(tx.conn(), source_id).await?;
+    let mut turns = store::turns::by_thread(tx.conn(), source_id).await?;
+    let mut items = store::turns::items_by_thread(tx.conn(), source_id).await?;
+    let mut cut_turn = None;
+    if let Some(until) = until {
+        let until = ids::parse(ids::ITEM, until, "item")?;
+        let at = items
+            .iter()
+            .position(|item| item.id == until)
+            .ok_or_else(|| {
+                RuntimeError::NotFound(format!("thread {source_id} has no item {until}"))
+            })?;
+        if items[at].kind != ItemKind::UserMessage {
+            return Err(RuntimeError::Conflict(format!(
+                "item {until} is not a user message; a fork starts before one"
+            )));
+        }
+        let turn_id = items[at].turn_id.clone();
+        items.truncate(at);
+        cut_turn = turns.iter().find(|t| t.id == turn_id).cloned();
+        turns.retain(|turn| items.iter().any(|item| item.turn_id == turn.id));
+    }
     let now = clock::now();
     let mut fork = source.clone();
     fork.id = ids::new(ids::THREAD);
@@ -357,7 +382,7 @@ pub async fn fork(store: &Store, id: &str) -> Result<ThreadRecord, RuntimeError>
     ))
     .await?;
     tx.commit().await?;
-    Ok(record)
+    Ok((record, cut_turn))
 }
 
 /// Brings a thread back to active work: an archived thread is unarchived.

@@ -52,12 +52,15 @@ pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<Snapsho
 }
 
 /// The newest snapshot of a workspace: the state codewhale last recorded.
+/// A fork point only names an older state for another thread, so it is
+/// never "the last recorded".
 pub async fn latest(
     conn: &mut SqliteConnection,
     workspace: &str,
 ) -> Result<Option<SnapshotRow>, StoreError> {
     Ok(sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM snapshots WHERE workspace = ? ORDER BY rowid DESC LIMIT 1"
+        "SELECT {COLUMNS} FROM snapshots WHERE workspace = ? AND kind != 'fork_point'
+         ORDER BY rowid DESC LIMIT 1"
     ))
     .bind(workspace)
     .fetch_optional(conn)
@@ -65,7 +68,10 @@ pub async fn latest(
 }
 
 /// Newest first, every workspace.
-pub async fn recent(conn: &mut SqliteConnection, limit: u32) -> Result<Vec<SnapshotRow>, StoreError> {
+pub async fn recent(
+    conn: &mut SqliteConnection,
+    limit: u32,
+) -> Result<Vec<SnapshotRow>, StoreError> {
     Ok(sqlx::query_as(&format!(
         "SELECT {COLUMNS} FROM snapshots ORDER BY rowid DESC LIMIT ?"
     ))
@@ -112,7 +118,8 @@ pub async fn latest_before(
     created_at: &str,
 ) -> Result<Option<SnapshotRow>, StoreError> {
     Ok(sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM snapshots WHERE workspace = ? AND created_at <= ?
+        "SELECT {COLUMNS} FROM snapshots
+         WHERE workspace = ? AND created_at <= ? AND kind != 'fork_point'
          ORDER BY rowid DESC LIMIT 1"
     ))
     .bind(workspace)

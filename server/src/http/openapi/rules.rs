@@ -17,6 +17,7 @@ use crate::{
         },
         devices::{MAX_NAME_CHARS as MAX_DEVICE_NAME_CHARS, MAX_PAIRING_TTL},
         ids,
+        snapshots::{MAX_LIST_LIMIT as MAX_SNAPSHOTS, SNAPSHOT_PREFIX},
         stream::MAX_REPLAY_LIMIT,
         threads::{MAX_LIST_LIMIT, MAX_TITLE_CHARS},
         usage::GROUPS,
@@ -113,6 +114,16 @@ fn query_parameters(document: &mut Value) {
                 "pattern": format!("^[0-9]{{1,{MAX_LAST_EVENT_ID_DIGITS}}}$"),
             }),
         ),
+        (
+            "/v1/snapshots",
+            "limit",
+            json!({ "minimum": 1, "maximum": MAX_SNAPSHOTS }),
+        ),
+        (
+            "/v1/threads/{id}/snapshots",
+            "limit",
+            json!({ "minimum": 1, "maximum": MAX_SNAPSHOTS }),
+        ),
         ("/v1/usage", "since", json!({ "format": "date-time" })),
         ("/v1/usage", "until", json!({ "format": "date-time" })),
         ("/v1/usage", "group_by", json!({ "enum": GROUPS })),
@@ -144,7 +155,14 @@ fn request_bodies(schemas: &mut Value) {
             properties["dynamic_tools"]["maxItems"] = json!(MAX_TOOLS);
         }
     }
-    for name in ["StartTurn", "SteerTurn"] {
+    schemas["RestoreSnapshot"]["properties"]["snapshot_id"]["pattern"] =
+        json!(ids::pattern(SNAPSHOT_PREFIX));
+    schemas["ForkAtUserMessage"]["properties"]["item_id"]["pattern"] =
+        json!(ids::pattern(ids::ITEM));
+    for field in ["model", "model_provider"] {
+        schemas["RetryTurn"]["properties"][field]["pattern"] = json!(not_blank());
+    }
+    for name in ["StartTurn", "SteerTurn", "EditLastTurn"] {
         schemas[name]["properties"]["prompt"]["pattern"] = json!(not_blank());
     }
     // `PatchThread::is_empty`: a PATCH changes at least one field (a null

@@ -29,6 +29,19 @@ use std::{
 };
 use tokio::sync::{mpsc, watch};
 
+/// The thread's active-turn slot, held until dropped.
+pub(crate) struct Hold {
+    manager: Arc<TurnManager>,
+    thread_id: String,
+    id: String,
+}
+
+impl Drop for Hold {
+    fn drop(&mut self) {
+        self.manager.release(&self.thread_id, &self.id);
+    }
+}
+
 /// After an interrupt request, how long an engine may take to stop before
 /// the runtime ends the turn itself.
 pub const INTERRUPT_GRACE: Duration = Duration::from_secs(10);
@@ -110,6 +123,32 @@ impl TurnManager {
         }
         active.insert(thread_id.to_string(), turn);
         Ok(())
+    }
+
+    /// Holds the thread's active-turn slot without a turn (while undo
+    /// changes files and conversation), refusing when a turn is running.
+    pub(crate) fn hold(self: &Arc<Self>, thread_id: &str) -> Result<Hold, RuntimeError> {
+        let id = crate::runtime::ids::new("hold_");
+        let (steer, _) = mpsc::channel(1);
+        let (interrupt, _) = watch::channel(false);
+        self.claim(
+            thread_id,
+            ActiveTurn {
+                turn_id: id.clone(),
+                steer,
+                interrupt,
+            },
+        )
+        .map_err(|_| {
+            RuntimeError::Conflict(format!(
+                "thread {thread_id} has an active turn; interrupt it or wait for it to end"
+            ))
+        })?;
+        Ok(Hold {
+            manager: Arc::clone(self),
+            thread_id: thread_id.to_string(),
+            id,
+        })
     }
 
     fn release(&self, thread_id: &str, turn_id: &str) {

@@ -43,6 +43,24 @@ impl TurnManager {
             .await
     }
 
+    /// Whether `request` could start a turn now (the checks `start` makes
+    /// before claiming the thread), for operations that must not change
+    /// anything when the turn they end with would be refused.
+    pub async fn check_start(
+        &self,
+        thread_id: &str,
+        request: &StartTurn,
+    ) -> Result<(), RuntimeError> {
+        if request.prompt.trim().is_empty() {
+            return Err(RuntimeError::invalid("prompt must not be empty"));
+        }
+        let thread = self.thread(thread_id).await?;
+        let settings = settings(&thread, Some(request))?;
+        self.engine
+            .check_ready(&ThreadRecord::from(thread), &settings)
+            .map(drop)
+    }
+
     pub async fn compact(
         self: &Arc<Self>,
         thread_id: &str,

@@ -66,7 +66,9 @@ fn utf8(path: &Path) -> io::Result<&str> {
     })
 }
 
-fn confined(result: Result<Confined, crate::workspace::confine::ConfineError>) -> io::Result<Confined> {
+fn confined(
+    result: Result<Confined, crate::workspace::confine::ConfineError>,
+) -> io::Result<Confined> {
     result.map_err(|e| io::Error::new(io::ErrorKind::PermissionDenied, e.0))
 }
 

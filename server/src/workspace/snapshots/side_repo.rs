@@ -97,8 +97,8 @@ impl SideRepo {
         // Made aside and renamed in, so a half-made repository is never used.
         let staging = dir.join(format!(".init-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&staging);
-        let mut init = git::side(&staging, &self.work_tree);
-        init.args(["init", "--quiet", "--bare"]).arg(&staging);
+        let mut init = git::side(&staging, None);
+        init.args(["init", "--quiet", "--bare"]);
         run(init).await?;
         let staged = Self {
             git_dir: staging.clone(),
@@ -157,7 +157,15 @@ impl SideRepo {
     /// listed (no rename detection: a rename is a delete and an add).
     pub async fn changes(&self, from: &str, to: &str) -> io::Result<Vec<Change>> {
         let out = self
-            .git(&["diff-tree", "-r", "-z", "--no-abbrev", "--no-renames", from, to])
+            .git(&[
+                "diff-tree",
+                "-r",
+                "-z",
+                "--no-abbrev",
+                "--no-renames",
+                from,
+                to,
+            ])
             .await?;
         parse_raw(&out)
     }
@@ -167,10 +175,13 @@ impl SideRepo {
         if oids.is_empty() {
             return Ok(HashMap::new());
         }
-        let mut command = git::side(&self.git_dir, &self.work_tree);
+        let mut command = git::side(&self.git_dir, Some(&self.work_tree));
         command.args(["cat-file", "--batch"]).stdin(Stdio::piped());
         let mut child = command.spawn()?;
-        let mut stdin = child.stdin.take().ok_or_else(|| io::Error::other("no stdin"))?;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| io::Error::other("no stdin"))?;
         let request: String = oids.iter().map(|oid| format!("{oid}\n")).collect();
         // Written while the output is read, so a large answer cannot stall.
         let writer = tokio::spawn(async move {
@@ -193,7 +204,7 @@ impl SideRepo {
 
     /// Runs git on the side repository; fails with git's message.
     async fn git(&self, args: &[&str]) -> io::Result<Vec<u8>> {
-        let mut command = git::side(&self.git_dir, &self.work_tree);
+        let mut command = git::side(&self.git_dir, Some(&self.work_tree));
         command.args(args);
         run(command).await
     }
