@@ -135,6 +135,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recent workspace snapshots, newest first (every workspace). */
+        get: operations["listSnapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/threads": {
         parameters: {
             query?: never;
@@ -211,6 +228,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/threads/{id}/edit-last-turn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Takes the last turn back and sends `prompt` in its place. */
+        post: operations["editLastTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/threads/{id}/events": {
         parameters: {
             query?: never;
@@ -261,6 +295,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/threads/{id}/fork-at-user-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new thread whose history ends just before the given user message,
+         *     with the workspace as it was there as a snapshot to restore.
+         */
+        post: operations["forkAtUserMessage"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/threads/{id}/resume": {
         parameters: {
             query?: never;
@@ -272,6 +326,67 @@ export interface paths {
         put?: never;
         /** Brings a thread back to active work (unarchives it). */
         post: operations["resumeThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Takes the last turn back and sends its prompt again (optionally on
+         *     another model).
+         */
+        post: operations["retryTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The thread's snapshots, newest first: before and after each turn that
+         *     changed files, around each restore, and where a fork started.
+         */
+        get: operations["listThreadSnapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/snapshots/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Puts a snapshot's files back (compare-and-swap: every path it changes
+         *     must be as codewhale last recorded it). The restore is recorded too,
+         *     so restoring `before` takes it back.
+         */
+        post: operations["restoreSnapshot"];
         delete?: never;
         options?: never;
         head?: never;
@@ -343,6 +458,26 @@ export interface paths {
          *     one result per call is accepted.
          */
         post: operations["submitToolResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Takes the last turn back: its files as they were before it (same
+         *     compare-and-swap) and its messages out of what the model sees.
+         */
+        post: operations["undoTurn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -588,7 +723,16 @@ export interface components {
             name: string;
             namespace?: string | null;
         };
+        /** @description `POST /v1/threads/{id}/edit-last-turn`. */
+        EditLastTurn: {
+            prompt: string;
+        };
         ErrorBody: {
+            /**
+             * @description Workspace paths that changed since codewhale last recorded them, when
+             *     a restore or undo refused because of them (409).
+             */
+            conflicts?: string[] | null;
             message: string;
             /** Format: int32 */
             status: number;
@@ -617,6 +761,23 @@ export interface components {
             thread_id: string;
             timestamp: string;
             turn_id: string | null;
+        };
+        /**
+         * @description What a restore did to one path.
+         * @enum {string}
+         */
+        FileChange: "created" | "modified" | "deleted";
+        /** @description `POST /v1/threads/{id}/fork-at-user-message`. */
+        ForkAtUserMessage: {
+            item_id: string;
+        };
+        /**
+         * @description The new thread, and the workspace as it was at that message (restore
+         *     it on the new thread to go back there too).
+         */
+        ForkedAt: {
+            snapshot: components["schemas"]["SnapshotRecord"] | null;
+            thread: components["schemas"]["ThreadRecord"];
         };
         /** @description `GET /health`. */
         Health: {
@@ -777,6 +938,46 @@ export interface components {
             description?: string;
             label: string;
         };
+        /** @description What retry and edit answer: the turn taken back and the new one. */
+        Rerun: {
+            started: components["schemas"]["TurnStarted"];
+            undone: components["schemas"]["Undone"];
+        };
+        /**
+         * @description Why files were restored.
+         * @enum {string}
+         */
+        RestoreReason: "restore" | "undo" | "retry" | "edit";
+        /** @description `POST /v1/threads/{id}/snapshots/restore`. */
+        RestoreSnapshot: {
+            snapshot_id: string;
+        };
+        /** @description A restore that happened: what it put back and how to take it back. */
+        Restored: {
+            /**
+             * @description The files as they were just before (restore it to undo this).
+             *     Null when nothing needed to change.
+             */
+            before: string | null;
+            files: components["schemas"]["RestoredFile"][];
+            reason: components["schemas"]["RestoreReason"];
+            /** @description The snapshot put back. */
+            restored_from: string;
+            snapshot: components["schemas"]["SnapshotRecord"] | null;
+        };
+        RestoredFile: {
+            change: components["schemas"]["FileChange"];
+            /** @description Relative to the workspace. */
+            path: string;
+        };
+        /**
+         * @description `POST /v1/threads/{id}/retry`: the last prompt again, optionally on
+         *     another model.
+         */
+        RetryTurn: {
+            model?: string | null;
+            model_provider?: string | null;
+        };
         /** @description `GET /v1/runtime/info`: public, secret-free facts about this process. */
         RuntimeInfo: {
             auth_required: boolean;
@@ -790,6 +991,47 @@ export interface components {
             transports: string[];
             /** @description Same as `codewhale_version`; kept for clients of the reference API. */
             version: string;
+        };
+        /** @description `snapshot.created` */
+        SnapshotCreatedEvent: components["schemas"]["EventEnvelope"] & {
+            /** @enum {string} */
+            event: "snapshot.created";
+            /** @enum {string} */
+            kind: "snapshot.created";
+            payload: components["schemas"]["SnapshotCreatedPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "snapshot.created";
+        };
+        /** @description `snapshot.created`. */
+        SnapshotCreatedPayload: {
+            snapshot: components["schemas"]["SnapshotRecord"];
+        };
+        /**
+         * @description Why a snapshot was taken.
+         * @enum {string}
+         */
+        SnapshotKind: "pre_turn" | "post_turn" | "pre_restore" | "restore" | "fork_point";
+        /** @description A recorded state of a workspace's files (what `.gitignore` leaves in). */
+        SnapshotRecord: {
+            created_at: string;
+            id: string;
+            kind: components["schemas"]["SnapshotKind"];
+            /** @description `pre-turn:<turn id>`, `post-turn:<turn id>`, `restore:<snapshot id>`… */
+            label: string;
+            /** @description For a restore: the snapshot it put back. */
+            restored_from: string | null;
+            thread_id: string;
+            /**
+             * Format: int64
+             * @description Unix seconds.
+             */
+            timestamp: number;
+            turn_id: string | null;
+            workspace: string;
         };
         /** @description `POST /v1/threads/{id}/turns`. Per-turn fields override the thread's. */
         StartTurn: {
@@ -811,12 +1053,12 @@ export interface components {
             prompt: string;
         };
         /** @description One event: the envelope, with `payload` typed by `event`. */
-        StreamEvent: components["schemas"]["ThreadStartedEvent"] | components["schemas"]["ThreadUpdatedEvent"] | components["schemas"]["ThreadForkedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnSteeredEvent"] | components["schemas"]["TurnInterruptRequestedEvent"] | components["schemas"]["TurnCompletedEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["ItemFailedEvent"] | components["schemas"]["ItemInterruptedEvent"] | components["schemas"]["ApprovalRequiredEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ApprovalTimeoutEvent"] | components["schemas"]["UserInputRequiredEvent"] | components["schemas"]["UserInputAnsweredEvent"] | components["schemas"]["UserInputCanceledEvent"] | components["schemas"]["ToolCallRequestedEvent"] | components["schemas"]["ToolCallResolvedEvent"] | components["schemas"]["ToolCallTimeoutEvent"] | components["schemas"]["ToolCallCanceledEvent"];
+        StreamEvent: components["schemas"]["ThreadStartedEvent"] | components["schemas"]["ThreadUpdatedEvent"] | components["schemas"]["ThreadForkedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnSteeredEvent"] | components["schemas"]["TurnInterruptRequestedEvent"] | components["schemas"]["TurnCompletedEvent"] | components["schemas"]["TurnUndoneEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["ItemFailedEvent"] | components["schemas"]["ItemInterruptedEvent"] | components["schemas"]["ApprovalRequiredEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ApprovalTimeoutEvent"] | components["schemas"]["UserInputRequiredEvent"] | components["schemas"]["UserInputAnsweredEvent"] | components["schemas"]["UserInputCanceledEvent"] | components["schemas"]["ToolCallRequestedEvent"] | components["schemas"]["ToolCallResolvedEvent"] | components["schemas"]["ToolCallTimeoutEvent"] | components["schemas"]["ToolCallCanceledEvent"] | components["schemas"]["SnapshotCreatedEvent"] | components["schemas"]["WorkspaceRestoredEvent"];
         /** @description One SSE frame: `id:` is the event's seq, `event:` its name, `data:` the event as JSON (a `StreamEvent`). */
         StreamFrame: {
             data: string;
             /** @enum {string} */
-            event: "thread.started" | "thread.updated" | "thread.forked" | "turn.started" | "turn.steered" | "turn.interrupt_requested" | "turn.completed" | "item.started" | "item.delta" | "item.completed" | "item.failed" | "item.interrupted" | "approval.required" | "approval.decided" | "approval.timeout" | "user_input.required" | "user_input.answered" | "user_input.canceled" | "tool_call.requested" | "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled";
+            event: "thread.started" | "thread.updated" | "thread.forked" | "turn.started" | "turn.steered" | "turn.interrupt_requested" | "turn.completed" | "turn.undone" | "item.started" | "item.delta" | "item.completed" | "item.failed" | "item.interrupted" | "approval.required" | "approval.decided" | "approval.timeout" | "user_input.required" | "user_input.answered" | "user_input.canceled" | "tool_call.requested" | "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled" | "snapshot.created" | "workspace.restored";
             /** @description The seq (resume after it with `since_seq` or `Last-Event-ID`) */
             id: string;
         };
@@ -1088,6 +1330,11 @@ export interface components {
             /** Format: int32 */
             steer_count: number;
             thread_id: string;
+            /**
+             * @description When undo, retry or edit took the turn back (the model no longer
+             *     sees it); null otherwise.
+             */
+            undone_at: string | null;
             usage: components["schemas"]["Usage"];
         };
         /** @description `POST /v1/threads/{id}/turns` and `/compact`. */
@@ -1131,6 +1378,26 @@ export interface components {
             /** Format: int32 */
             steer_count: number;
             turn_id: string;
+        };
+        /** @description `turn.undone` */
+        TurnUndoneEvent: components["schemas"]["EventEnvelope"] & {
+            /** @enum {string} */
+            event: "turn.undone";
+            /** @enum {string} */
+            kind: "turn.undone";
+            payload: components["schemas"]["TurnPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "turn.undone";
+        };
+        /** @description `POST /v1/threads/{id}/undo`. */
+        Undone: {
+            restored: components["schemas"]["Restored"] | null;
+            /** @description The turn taken back (its `undone_at` set). */
+            turn: components["schemas"]["TurnRecord"];
         };
         Usage: {
             /** Format: int64 */
@@ -1244,6 +1511,24 @@ export interface components {
             request: components["schemas"]["UserInputRequest"];
             thread_id: string;
             turn_id: string;
+        };
+        /** @description `workspace.restored` */
+        WorkspaceRestoredEvent: components["schemas"]["EventEnvelope"] & {
+            /** @enum {string} */
+            event: "workspace.restored";
+            /** @enum {string} */
+            kind: "workspace.restored";
+            payload: components["schemas"]["WorkspaceRestoredPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "workspace.restored";
+        };
+        /** @description `workspace.restored`. */
+        WorkspaceRestoredPayload: {
+            restored: components["schemas"]["Restored"];
         };
     };
     responses: {
@@ -1626,6 +1911,35 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    listSnapshots: {
+        parameters: {
+            query?: {
+                /** @description 1–100; 20 when absent. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Snapshots, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotRecord"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     listThreads: {
         parameters: {
             query?: {
@@ -1878,6 +2192,59 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    editLastTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditLastTurn"];
+            };
+        };
+        responses: {
+            /** @description The turn taken back and the new one */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rerun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     streamThreadEvents: {
         parameters: {
             query?: {
@@ -1974,6 +2341,59 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    forkAtUserMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkAtUserMessage"];
+            };
+        };
+        responses: {
+            /** @description The new thread and its starting snapshot */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkedAt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread, or no such item in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The item is not a user message */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     resumeThread: {
         parameters: {
             query?: never;
@@ -2007,6 +2427,162 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    retryTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RetryTurn"];
+            };
+        };
+        responses: {
+            /** @description The turn taken back and the new one */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rerun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listThreadSnapshots: {
+        parameters: {
+            query?: {
+                /** @description 1–100; 20 when absent. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Snapshots, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotRecord"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The thread has no workspace */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreSnapshot"];
+            };
+        };
+        responses: {
+            /** @description What was restored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Restored"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread or snapshot */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -2212,6 +2788,53 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    undoTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turn taken back */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Undone"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -79,6 +79,7 @@ fn payloads() -> Vec<PayloadEntry> {
         entry::<TurnSteeredPayload>(E::TurnSteered),
         entry::<TurnInterruptRequestedPayload>(E::TurnInterruptRequested),
         entry::<TurnPayload>(E::TurnCompleted),
+        entry::<TurnPayload>(E::TurnUndone),
         entry::<ItemPayload>(E::ItemStarted),
         entry::<ItemDeltaPayload>(E::ItemDelta),
         entry::<ItemPayload>(E::ItemCompleted),
@@ -94,6 +95,8 @@ fn payloads() -> Vec<PayloadEntry> {
         entry::<ToolCallSettledPayload>(E::ToolCallResolved),
         entry::<ToolCallSettledPayload>(E::ToolCallTimeout),
         entry::<ToolCallSettledPayload>(E::ToolCallCanceled),
+        entry::<protocol::SnapshotCreatedPayload>(E::SnapshotCreated),
+        entry::<protocol::WorkspaceRestoredPayload>(E::WorkspaceRestored),
     ];
     debug_assert_eq!(all.len(), EventName::ALL.len());
     all
