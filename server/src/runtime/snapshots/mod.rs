@@ -16,21 +16,17 @@
 //! The mechanism (the side repository, the confined writes) is
 //! `workspace::snapshots`.
 
+mod restore;
+
 use super::{error::RuntimeError, ids};
 use crate::{
     clock,
     store::{self, snapshots::SnapshotRow, NewEvent, Store},
-    workspace::{
-        confine::Workspace,
-        snapshots::{self as mechanism, Applied, SideRepo},
-    },
+    workspace::snapshots::SideRepo,
 };
-use protocol::{
-    EventPayload, FileChange, RestoreReason, Restored, RestoredFile, SnapshotCreatedPayload,
-    SnapshotKind, SnapshotRecord, WorkspaceRestoredPayload,
-};
+use protocol::{EventPayload, SnapshotCreatedPayload, SnapshotKind, SnapshotRecord};
 use std::{
-    collections::{BTreeSet, HashMap},
+    collections::HashMap,
     path::{Path, PathBuf},
     sync::{Arc, Mutex},
 };
@@ -39,8 +35,6 @@ pub const SNAPSHOT_PREFIX: &str = "snap_";
 /// `GET /v1/snapshots?limit=`: default and range.
 pub const DEFAULT_LIST_LIMIT: u32 = 20;
 pub const MAX_LIST_LIMIT: u32 = 100;
-/// Conflicting paths named in a refusal's message (all are in `conflicts`).
-const CONFLICTS_IN_MESSAGE: usize = 5;
 
 pub struct Snapshots {
     store: Arc<Store>,
@@ -76,165 +70,8 @@ impl Snapshots {
         let _held = lock.lock().await;
         let repo = self.repo(&workspace).await?;
         let tree = repo.capture().await.map_err(git_failed)?;
-        self.commit(&repo, &workspace, &tree, owner, kind, None)
+        self.commit_with(&repo, &workspace, &tree, owner, kind, None, |_| None)
             .await
-    }
-
-    /// Puts back snapshot `snapshot_id` in `workspace` (the thread's), with
-    /// the compare-and-swap described above. With `only_changed_by`, just
-    /// the paths that differ between the target and that later snapshot
-    /// (what a turn changed, for undo); other files are left as they are.
-    pub async fn restore(
-        &self,
-        workspace: &Path,
-        thread_id: &str,
-        snapshot_id: &str,
-        reason: RestoreReason,
-        only_changed_by: Option<&SnapshotRow>,
-    ) -> Result<Restored, RuntimeError> {
-        let workspace = canonical(workspace)?;
-        let target = self.get(snapshot_id).await?;
-        if Path::new(&target.workspace) != workspace {
-            return Err(RuntimeError::Conflict(format!(
-                "snapshot {snapshot_id} is of another workspace ({}); this thread works in {}",
-                target.workspace,
-                workspace.display()
-            )));
-        }
-        let lock = self.lock(&workspace);
-        let _held = lock.lock().await;
-        let repo = self.repo(&workspace).await?;
-        let now = repo.capture().await.map_err(git_failed)?;
-        let mut conn = self.store.conn().await?;
-        let last = store::snapshots::latest(&mut conn, &target.workspace)
-            .await?
-            .ok_or_else(|| RuntimeError::Conflict("this workspace has no snapshots".into()))?;
-        drop(conn);
-        let mut touched = repo.changes(&now, &target.tree).await.map_err(git_failed)?;
-        if let Some(later) = only_changed_by {
-            let scope: BTreeSet<PathBuf> = repo
-                .changes(&target.tree, &later.tree)
-                .await
-                .map_err(git_failed)?
-                .into_iter()
-                .map(|change| change.path)
-                .collect();
-            touched.retain(|change| scope.contains(&change.path));
-        }
-        let mut restored = Restored {
-            reason,
-            restored_from: target.id.clone(),
-            before: None,
-            snapshot: None,
-            files: Vec::new(),
-        };
-        if touched.is_empty() {
-            return Ok(restored);
-        }
-        let changed_since: BTreeSet<PathBuf> = repo
-            .changes(&last.tree, &now)
-            .await
-            .map_err(git_failed)?
-            .into_iter()
-            .map(|change| change.path)
-            .collect();
-        let conflicts: Vec<String> = touched
-            .iter()
-            .filter(|change| changed_since.contains(&change.path))
-            .map(|change| change.path.to_string_lossy().into_owned())
-            .collect();
-        if !conflicts.is_empty() {
-            return Err(conflict(conflicts));
-        }
-        let owner = || Owner {
-            thread_id,
-            turn_id: None,
-        };
-        let before = if now == last.tree {
-            last.id.clone()
-        } else {
-            let record = self
-                .commit(
-                    &repo,
-                    &workspace,
-                    &now,
-                    owner(),
-                    SnapshotKind::PreRestore,
-                    None,
-                )
-                .await?;
-            record.id
-        };
-        let oids: Vec<&str> = touched
-            .iter()
-            .filter_map(|change| change.new.as_ref())
-            .filter(|entry| !entry.is_gitlink())
-            .map(|entry| entry.oid.as_str())
-            .collect();
-        let blobs = repo.blobs(&oids).await.map_err(git_failed)?;
-        let confined =
-            Workspace::new(&workspace, false).map_err(|e| RuntimeError::Conflict(e.0))?;
-        let applied = match mechanism::apply(&confined, &touched, &blobs) {
-            Ok(applied) => applied,
-            Err(error) => {
-                // Put back what was already changed: the files as they were.
-                self.put_back(&repo, &confined, &now).await;
-                return Err(RuntimeError::Conflict(format!(
-                    "the restore could not be completed and was rolled back: {error}"
-                )));
-            }
-        };
-        let after = repo.capture().await.map_err(git_failed)?;
-        restored.before = Some(before);
-        restored.files = applied
-            .into_iter()
-            .map(|(path, applied)| RestoredFile {
-                path,
-                change: match applied {
-                    Applied::Created => FileChange::Created,
-                    Applied::Modified => FileChange::Modified,
-                    Applied::Deleted => FileChange::Deleted,
-                },
-            })
-            .collect();
-        let mut record_restore = restored.clone();
-        let snapshot = self
-            .commit_with(
-                &repo,
-                &workspace,
-                &after,
-                owner(),
-                SnapshotKind::Restore,
-                Some(&target.id),
-                move |snapshot| {
-                    record_restore.snapshot = Some(snapshot.clone());
-                    Some(EventPayload::WorkspaceRestored(WorkspaceRestoredPayload {
-                        restored: record_restore,
-                    }))
-                },
-            )
-            .await?;
-        restored.snapshot = Some(snapshot);
-        Ok(restored)
-    }
-
-    /// Best effort after a failed restore: the touched paths as `tree` has them.
-    async fn put_back(&self, repo: &SideRepo, workspace: &Workspace, tree: &str) {
-        let result = async {
-            let current = repo.capture().await?;
-            let changes = repo.changes(&current, tree).await?;
-            let oids: Vec<&str> = changes
-                .iter()
-                .filter_map(|c| c.new.as_ref())
-                .map(|e| e.oid.as_str())
-                .collect();
-            let blobs = repo.blobs(&oids).await?;
-            mechanism::apply(workspace, &changes, &blobs)
-        }
-        .await;
-        if let Err(error) = result {
-            tracing::error!(%error, "rolling back a failed restore failed");
-        }
     }
 
     pub async fn get(&self, id: &str) -> Result<SnapshotRow, RuntimeError> {
@@ -304,19 +141,6 @@ impl Snapshots {
             store::snapshots::latest_before(&mut conn, &workspace.to_string_lossy(), created_at)
                 .await?,
         )
-    }
-
-    async fn commit(
-        &self,
-        repo: &SideRepo,
-        workspace: &Path,
-        tree: &str,
-        owner: Owner<'_>,
-        kind: SnapshotKind,
-        restored_from: Option<&str>,
-    ) -> Result<SnapshotRecord, RuntimeError> {
-        self.commit_with(repo, workspace, tree, owner, kind, restored_from, |_| None)
-            .await
     }
 
     /// Commits `tree` in the side repository and records it, with the
@@ -410,7 +234,7 @@ impl Snapshots {
     }
 }
 
-fn canonical(workspace: &Path) -> Result<PathBuf, RuntimeError> {
+pub(super) fn canonical(workspace: &Path) -> Result<PathBuf, RuntimeError> {
     workspace.canonicalize().map_err(|e| {
         RuntimeError::Conflict(format!(
             "the workspace {} is not available: {e}",
@@ -460,29 +284,7 @@ fn record_of(row: SnapshotRow) -> Result<SnapshotRecord, RuntimeError> {
     })
 }
 
-fn conflict(paths: Vec<String>) -> RuntimeError {
-    let shown: Vec<&str> = paths
-        .iter()
-        .take(CONFLICTS_IN_MESSAGE)
-        .map(String::as_str)
-        .collect();
-    let more = paths.len().saturating_sub(CONFLICTS_IN_MESSAGE);
-    let mut message = format!(
-        "refused: {} changed since codewhale last recorded the workspace; \
-         nothing was restored (save or revert those changes, then try again)",
-        shown.join(", ")
-    );
-    if more > 0 {
-        message = message.replacen(
-            " changed since",
-            &format!(" and {more} more changed since"),
-            1,
-        );
-    }
-    RuntimeError::Conflicts { message, paths }
-}
-
 /// git failing on our own side repository is ours to log, not the caller's.
-fn git_failed(error: std::io::Error) -> RuntimeError {
+pub(super) fn git_failed(error: std::io::Error) -> RuntimeError {
     RuntimeError::Snapshot(error.to_string())
 }
