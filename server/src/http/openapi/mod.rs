@@ -49,6 +49,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "tool-calls", description = "Results of client-executed (dynamic) tools"),
         (name = "usage", description = "Tokens and cost"),
         (name = "devices", description = "Phones paired with `--mobile`"),
+        (name = "workspace", description = "The workspace: browse, read files, git status, the diff against HEAD"),
     ),
 )]
 struct ApiDoc;
@@ -100,6 +101,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::tool_calls::router())
         .merge(routes::usage::router())
         .merge(routes::devices::router())
+        .merge(routes::workspace::router())
         .split_for_parts()
 }
 

@@ -10,3 +10,4 @@ pub mod tool_calls;
 pub mod turns;
 pub mod usage;
 pub mod user_input;
+pub mod workspace;
