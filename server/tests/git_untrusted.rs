@@ -5,7 +5,10 @@
 
 mod common;
 
-use codewhale::runtime::git::{GitCache, GitFacts};
+use codewhale::{
+    runtime::git::{GitCache, GitFacts},
+    workspace::ViewError,
+};
 use common::agent::{setup_in_workspace, tool_call, Setup};
 use mock_provider::Reply;
 use serde_json::{json, Value};
@@ -120,22 +123,24 @@ async fn check(repo: &Repo, diff_readable: bool) {
         (branch, head, dirty),
         (Some("main".into()), Some(repo.head.clone()), Some(true))
     );
-    let view = view.expect("the diff view");
-    let a = view
-        .files
-        .iter()
-        .find(|f| f.path == "a.txt")
-        .expect("a.txt");
-    let changed: Vec<&str> = a
-        .hunks
-        .iter()
-        .flat_map(|h| &h.lines)
-        .map(|l| l.text.as_str())
-        .collect();
     if diff_readable {
+        let view = view.expect("the diff view");
+        let a = view
+            .files
+            .iter()
+            .find(|f| f.path == "a.txt")
+            .expect("a.txt");
+        let changed: Vec<&str> = a
+            .hunks
+            .iter()
+            .flat_map(|h| &h.lines)
+            .map(|l| l.text.as_str())
+            .collect();
         assert_eq!(changed, ["hello", "jello"], "{view:?}");
     } else {
-        assert!(a.truncated && a.hunks.is_empty(), "{view:?}");
+        // git cannot compare without the object, and fetches nothing.
+        let refused = view.expect_err("a diff without HEAD's object");
+        assert!(matches!(refused, ViewError::Conflict(_)), "{refused:?}");
     }
     let text = status["detail"].as_str().unwrap();
     assert_eq!(status["status"], "completed", "{text}");

@@ -373,7 +373,7 @@ test("a 409 for a cursor from another runtime throws StreamCursorError at once (
 
 test("the workspace views send their path and workspace as a query", async () => {
   const fetch = fakeFetch((request) => {
-    if (request.path.endsWith("/workspace/file")) {
+    if (request.path === "/v1/threads/thr_1/workspace/file") {
       return json(403, { error: { message: "../x: outside the workspace", status: 403 } });
     }
     return json(200, { files: [], truncated: false });
