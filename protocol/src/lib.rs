@@ -14,6 +14,7 @@ mod snapshots;
 mod usage;
 mod views;
 mod workbench;
+mod workspace;
 
 pub use catalog::ProviderModels;
 pub use devices::{CreatePairing, DeviceRecord, DeviceRevoked, PairingCreated, PatchDevice};
@@ -50,3 +51,8 @@ pub use usage::{
 };
 pub use views::{ThreadDetail, ThreadSummary, TurnStarted};
 pub use workbench::{Ping, Workbench};
+pub use workspace::{
+    DiffFile, DiffFileStatus, DiffHunk, DiffLimits, DiffLine, DiffLineKind, EntryKind,
+    StatusCounts, WorkspaceDiff, WorkspaceEntry, WorkspaceFile, WorkspaceListing,
+    WorkspacePathQuery, WorkspaceQuery, WorkspaceStatus, WorkspaceStatusQuery,
+};

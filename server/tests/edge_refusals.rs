@@ -29,6 +29,8 @@ async fn a_foreign_host_is_refused_before_auth_on_every_surface() {
             ("GET", "/v1/threads"),
             ("POST", "/v1/threads"),
             ("GET", "/v1/openapi.json"),
+            ("GET", "/v1/workspace/browse?workspace=/&path=etc"),
+            ("GET", "/v1/threads/thr_0/workspace/diff"),
             ("GET", "/"),
             ("GET", "/pkg/codewhale.js"),
             ("POST", "/api/ping"),
@@ -195,6 +197,40 @@ async fn the_runtime_token_cookie_only_works_from_the_servers_own_origin() {
     ];
     let reply = h.request("POST", "/v1/threads", &own, "{}").await;
     assert_eq!(reply.status, StatusCode::CREATED);
+}
+
+/// The workspace views read the user's files: without credentials, or
+/// from another site's page riding on the cookie, they answer nothing.
+#[tokio::test]
+async fn the_workspace_views_need_credentials_and_the_servers_own_origin() {
+    let h = Harness::app_server().await;
+    let cwd = std::env::current_dir().unwrap().display().to_string();
+    let cookie = format!("codewhale_runtime_token={TOKEN}");
+    let host = ("host", "127.0.0.1:7878");
+    for path in [
+        format!("/v1/workspace/file?workspace={cwd}&path=Cargo.toml"),
+        format!("/v1/workspace/browse?workspace={cwd}"),
+        "/v1/workspace/status".to_string(),
+        "/v1/threads/thr_0/workspace/browse".to_string(),
+        "/v1/threads/thr_0/workspace/file?path=a".to_string(),
+        "/v1/threads/thr_0/workspace/diff".to_string(),
+    ] {
+        let reply = h.request("GET", &path, &[host], "").await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{path}");
+        let cross_site = [host, ("cookie", &cookie), ("origin", "http://evil.example")];
+        let reply = h.request("GET", &path, &cross_site, "").await;
+        assert_eq!(reply.status, StatusCode::FORBIDDEN, "{path}");
+        assert!(!reply.text().contains("[package]"), "{path}");
+    }
+    let reply = h
+        .request(
+            "GET",
+            &format!("/v1/workspace/file?workspace={cwd}&path=Cargo.toml"),
+            &[host, ("authorization", BEARER)],
+            "",
+        )
+        .await;
+    assert_eq!(reply.status, StatusCode::OK, "{}", reply.text());
 }
 
 #[tokio::test]

@@ -5,7 +5,10 @@
 
 mod common;
 
-use codewhale::runtime::git::{GitCache, GitFacts};
+use codewhale::{
+    runtime::git::{GitCache, GitFacts},
+    workspace::ViewError,
+};
 use common::agent::{setup_in_workspace, tool_call, Setup};
 use mock_provider::Reply;
 use serde_json::{json, Value};
@@ -106,16 +109,39 @@ async fn check(repo: &Repo, diff_readable: bool) {
     let s = setup_in_workspace(repo.path(), json!({})).await;
     let status = tool(&s, "git_status").await;
     let diff = tool(&s, "git_diff").await;
+    // The API's diff view: git's listing, cat-file for HEAD's side.
+    let view = codewhale::workspace::diff::diff(repo.path(), facts.oid.clone()).await;
     assert_eq!(repo.markers(), Vec::<String>::new(), "a program ran");
 
+    let GitFacts {
+        branch,
+        head,
+        dirty,
+        ..
+    } = facts;
     assert_eq!(
-        facts,
-        GitFacts {
-            branch: Some("main".into()),
-            head: Some(repo.head.clone()),
-            dirty: Some(true),
-        }
+        (branch, head, dirty),
+        (Some("main".into()), Some(repo.head.clone()), Some(true))
     );
+    if diff_readable {
+        let view = view.expect("the diff view");
+        let a = view
+            .files
+            .iter()
+            .find(|f| f.path == "a.txt")
+            .expect("a.txt");
+        let changed: Vec<&str> = a
+            .hunks
+            .iter()
+            .flat_map(|h| &h.lines)
+            .map(|l| l.text.as_str())
+            .collect();
+        assert_eq!(changed, ["hello", "jello"], "{view:?}");
+    } else {
+        // git cannot compare without the object, and fetches nothing.
+        let refused = view.expect_err("a diff without HEAD's object");
+        assert!(matches!(refused, ViewError::Conflict(_)), "{refused:?}");
+    }
     let text = status["detail"].as_str().unwrap();
     assert_eq!(status["status"], "completed", "{text}");
     assert!(

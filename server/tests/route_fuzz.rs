@@ -9,7 +9,7 @@ use common::Harness;
 const BEARER: &str = "Bearer cwrt_test_token_0123456789abcdef";
 
 /// Route templates: `{}` is replaced by an id.
-const ROUTES: [(&str, &str); 28] = [
+const ROUTES: [(&str, &str); 34] = [
     ("GET", "/v1/threads"),
     ("POST", "/v1/threads"),
     ("GET", "/v1/threads/summary"),
@@ -38,6 +38,12 @@ const ROUTES: [(&str, &str); 28] = [
     ("POST", "/v1/threads/{}/retry"),
     ("POST", "/v1/threads/{}/edit-last-turn"),
     ("POST", "/v1/threads/{}/fork-at-user-message"),
+    ("GET", "/v1/threads/{}/workspace/browse"),
+    ("GET", "/v1/threads/{}/workspace/file"),
+    ("GET", "/v1/threads/{}/workspace/diff"),
+    ("GET", "/v1/workspace/browse"),
+    ("GET", "/v1/workspace/file"),
+    ("GET", "/v1/workspace/status"),
 ];
 
 const IDS: [&str; 12] = [
@@ -55,7 +61,7 @@ const IDS: [&str; 12] = [
     "", // replaced by a 4 KiB id
 ];
 
-const QUERIES: [&str; 12] = [
+const QUERIES: [&str; 15] = [
     "",
     "?since_seq=-1",
     "?since_seq=abc",
@@ -68,6 +74,9 @@ const QUERIES: [&str; 12] = [
     "?since=yesterday&until=%00&group_by=planet",
     "?%ZZ=1",
     "?search=%25%25%25&limit=99999999999",
+    "?path=..%2F..%2F..%2Fetc%2Fpasswd&workspace=%2F",
+    "?path=%00&workspace=.",
+    "?workspace=%FF&path=%2Fproc%2Fself%2Fenviron",
 ];
 
 fn bodies() -> Vec<String> {

@@ -28,6 +28,10 @@ import type {
   UsageQuery,
   UsageReport,
   UserInputAnswered,
+  WorkspaceDiff,
+  WorkspaceFile,
+  WorkspaceListing,
+  WorkspaceStatus,
 } from "./types.js";
 
 export interface RuntimeClientOptions {
@@ -439,6 +443,41 @@ export class RuntimeClient {
       `/v1/threads/${seg(threadId)}/turns/${seg(turnId)}/tool-calls/${seg(callId)}/result`,
       { ...options, body: result },
     );
+  }
+
+  // ---- the workspace ---------------------------------------------------
+
+  /**
+   * `GET /v1/threads/{id}/workspace/browse`: one directory of the thread's
+   * own workspace (`path` relative to it; the root when absent).
+   */
+  async browseThreadWorkspace(threadId: string, path?: string, options: RequestOptions = {}): Promise<WorkspaceListing> {
+    return this.request("GET", `/v1/threads/${seg(threadId)}/workspace/browse`, { ...options, query: { path } });
+  }
+
+  /** `GET /v1/threads/{id}/workspace/file`: one text file (`binary: true` and no content for others). */
+  async readThreadWorkspaceFile(threadId: string, path: string, options: RequestOptions = {}): Promise<WorkspaceFile> {
+    return this.request("GET", `/v1/threads/${seg(threadId)}/workspace/file`, { ...options, query: { path } });
+  }
+
+  /** `GET /v1/threads/{id}/workspace/diff`: the workspace against HEAD, bounded (`truncated`). */
+  async threadWorkspaceDiff(threadId: string, options: RequestOptions = {}): Promise<WorkspaceDiff> {
+    return this.request("GET", `/v1/threads/${seg(threadId)}/workspace/diff`, options);
+  }
+
+  /** `GET /v1/workspace/browse`: a directory of a workspace the runtime knows (the composer's). */
+  async browseWorkspace(workspace: string, path?: string, options: RequestOptions = {}): Promise<WorkspaceListing> {
+    return this.request("GET", "/v1/workspace/browse", { ...options, query: { workspace, path } });
+  }
+
+  /** `GET /v1/workspace/file`: a file of a workspace the runtime knows. */
+  async readWorkspaceFile(workspace: string, path: string, options: RequestOptions = {}): Promise<WorkspaceFile> {
+    return this.request("GET", "/v1/workspace/file", { ...options, query: { workspace, path } });
+  }
+
+  /** `GET /v1/workspace/status`: branch, head, upstream, counts (the default workspace when none is given). */
+  async workspaceStatus(workspace?: string, options: RequestOptions = {}): Promise<WorkspaceStatus> {
+    return this.request("GET", "/v1/workspace/status", { ...options, query: { workspace } });
   }
 
   // ---- usage, devices -------------------------------------------------

@@ -484,6 +484,69 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/threads/{id}/workspace/browse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One directory of the thread's workspace: directories first, then by
+         *     name; what git ignores and `.git` are left out; links listed, never
+         *     followed.
+         */
+        get: operations["browseThreadWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/workspace/diff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The thread's workspace against HEAD: tracked changes (renames
+         *     detected) and untracked files, as hunks of lines. Computed without a
+         *     shell; link targets and binary contents are never sent; bounded by
+         *     `limits` (a cut sets `truncated`).
+         */
+        get: operations["getThreadWorkspaceDiff"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/workspace/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One file of the thread's workspace: text only (a binary file has
+         *     `binary: true` and no content), the first 512 KiB (`truncated`).
+         */
+        get: operations["readThreadWorkspaceFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/usage": {
         parameters: {
             query?: never;
@@ -515,6 +578,63 @@ export interface paths {
          *     never stored.
          */
         post: operations["answerUserInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace/browse": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One directory of a workspace the runtime knows (its default workspace
+         *     or a thread's), for the composer.
+         */
+        get: operations["browseWorkspace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace/file": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One file of a workspace the runtime knows, as the thread-bound route. */
+        get: operations["readWorkspaceFile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/workspace/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Branch, head, dirtiness, upstream with ahead/behind, and change counts,
+         *     read now (`is_git: false` outside a repository).
+         */
+        get: operations["getWorkspaceStatus"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -698,6 +818,92 @@ export interface components {
             id: string;
             revoked: boolean;
         };
+        DiffFile: {
+            /** @description Binary on either side: no lines are sent. */
+            binary: boolean;
+            hunks: components["schemas"]["DiffHunk"][];
+            /** @description The path in HEAD of a renamed or copied file. */
+            old_path: string | null;
+            /** @description Relative to the workspace; the new path of a rename. */
+            path: string;
+            status: components["schemas"]["DiffFileStatus"];
+            /**
+             * @description A symbolic link on either side: its target is never read, so no
+             *     hunks. (Submodules and untracked nested repositories have none
+             *     either.)
+             */
+            symlink: boolean;
+            /**
+             * @description Hunks or lines were left out (the file's own limits or the
+             *     diff's byte budget), or a side was too large to read.
+             */
+            truncated: boolean;
+        };
+        /**
+         * @description How a file differs from HEAD.
+         * @enum {string}
+         */
+        DiffFileStatus: "added" | "modified" | "deleted" | "renamed" | "copied" | "type_changed" | "conflicted" | "untracked";
+        DiffHunk: {
+            /** @description `@@ -old_start,old_lines +new_start,new_lines @@` */
+            header: string;
+            lines: components["schemas"]["DiffLine"][];
+            /** Format: int32 */
+            new_lines: number;
+            /** Format: int32 */
+            new_start: number;
+            /** Format: int32 */
+            old_lines: number;
+            /** Format: int32 */
+            old_start: number;
+        };
+        /** @description The bounds a diff is cut to; a cut sets `truncated`. */
+        DiffLimits: {
+            /**
+             * Format: int64
+             * @description A side larger than this is not read (the file is `truncated`).
+             * @constant
+             */
+            max_file_bytes: 524288;
+            /**
+             * Format: int32
+             * @constant
+             */
+            max_files: 300;
+            /**
+             * Format: int32
+             * @constant
+             */
+            max_hunks_per_file: 100;
+            /**
+             * Format: int32
+             * @constant
+             */
+            max_lines_per_file: 5000;
+            /**
+             * Format: int64
+             * @description The most bytes of line text in the whole diff.
+             * @constant
+             */
+            max_total_bytes: 4194304;
+        };
+        DiffLine: {
+            kind: components["schemas"]["DiffLineKind"];
+            /**
+             * Format: int32
+             * @description 1-based; null for a deleted line.
+             */
+            new_line: number | null;
+            /**
+             * Format: int32
+             * @description 1-based; null for an added line.
+             */
+            old_line: number | null;
+            /** @description Without its line ending. */
+            text: string;
+        };
+        /** @enum {string} */
+        DiffLineKind: "context" | "add" | "delete";
         /** @description `tool_call.requested`, and a row of `pending_dynamic_tool_calls`. */
         DynamicToolCall: {
             arguments: unknown;
@@ -727,6 +933,8 @@ export interface components {
         EditLastTurn: {
             prompt: string;
         };
+        /** @enum {string} */
+        EntryKind: "file" | "dir" | "symlink" | "other";
         ErrorBody: {
             /**
              * @description Workspace paths that changed since codewhale last recorded them, when
@@ -1047,6 +1255,29 @@ export interface components {
             model_provider?: string | null;
             prompt: string;
             trust_mode?: boolean | null;
+        };
+        /** @description How many paths are in each state, as `git status` counts them. */
+        StatusCounts: {
+            /**
+             * Format: int32
+             * @description Unmerged.
+             */
+            conflicted: number;
+            /**
+             * Format: int32
+             * @description Changed in the index.
+             */
+            staged: number;
+            /**
+             * Format: int32
+             * @description Changed in the work tree and not staged.
+             */
+            unstaged: number;
+            /**
+             * Format: int32
+             * @description Untracked entries (a new directory counts once).
+             */
+            untracked: number;
         };
         /** @description `POST /v1/threads/{id}/turns/{turn_id}/steer`. */
         SteerTurn: {
@@ -1512,6 +1743,68 @@ export interface components {
             thread_id: string;
             turn_id: string;
         };
+        /**
+         * @description `GET /v1/threads/{id}/workspace/diff`: the work tree (tracked and
+         *     untracked files) against HEAD.
+         */
+        WorkspaceDiff: {
+            files: components["schemas"]["DiffFile"][];
+            /**
+             * @description The commit compared against; null before the first commit
+             *     (then every file is added).
+             */
+            head: string | null;
+            limits: components["schemas"]["DiffLimits"];
+            /**
+             * @description Something was left out: files beyond `max_files`, or a file's hunks
+             *     or lines (that file is marked too).
+             */
+            truncated: boolean;
+            workspace: string;
+        };
+        WorkspaceEntry: {
+            kind: components["schemas"]["EntryKind"];
+            name: string;
+            /** @description Relative to the workspace. */
+            path: string;
+            /**
+             * Format: int64
+             * @description Bytes, for files.
+             */
+            size: number | null;
+        };
+        /** @description `GET …/workspace/file`. */
+        WorkspaceFile: {
+            /** @description A NUL byte in the first 8 KiB, or not UTF-8: no content is sent. */
+            binary: boolean;
+            /** @description The text; null for a binary file. */
+            content: string | null;
+            /** @description From the extension (`rust`, `typescript`…). */
+            language_hint: string | null;
+            /** @description Relative to the workspace (a link inside is shown as its target). */
+            path: string;
+            /**
+             * Format: int64
+             * @description The whole file's size in bytes.
+             */
+            size: number;
+            /** @description Only the first part of the file is in `content`. */
+            truncated: boolean;
+            workspace: string;
+        };
+        /**
+         * @description `GET …/workspace/browse`: directories first, then by name; entries
+         *     ignored by git (and `.git` itself) are left out.
+         */
+        WorkspaceListing: {
+            entries: components["schemas"]["WorkspaceEntry"][];
+            /** @description The directory listed, relative to the workspace (`.` for itself). */
+            path: string;
+            /** @description More entries than the listing limit: some were left out. */
+            truncated: boolean;
+            /** @description The workspace's absolute path. */
+            workspace: string;
+        };
         /** @description `workspace.restored` */
         WorkspaceRestoredEvent: components["schemas"]["EventEnvelope"] & {
             /** @enum {string} */
@@ -1529,6 +1822,29 @@ export interface components {
         /** @description `workspace.restored`. */
         WorkspaceRestoredPayload: {
             restored: components["schemas"]["Restored"];
+        };
+        /**
+         * @description `GET /v1/workspace/status`. Outside a git repository `is_git` is false
+         *     and every git field is null.
+         */
+        WorkspaceStatus: {
+            /**
+             * Format: int32
+             * @description Commits ahead of the upstream; null without one.
+             */
+            ahead: number | null;
+            /** Format: int32 */
+            behind: number | null;
+            /** @description Null when detached. */
+            branch: string | null;
+            counts: components["schemas"]["StatusCounts"] | null;
+            dirty: boolean | null;
+            /** @description The full commit id; null before the first commit. */
+            head: string | null;
+            is_git: boolean;
+            /** @description `origin/main`…; null without one. */
+            upstream: string | null;
+            workspace: string;
         };
     };
     responses: {
@@ -2840,6 +3156,169 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
+    browseThreadWorkspace: {
+        parameters: {
+            query?: {
+                /** @description Relative to the workspace; the workspace itself when absent. */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The listing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The path leads outside the workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread, or nothing at the path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The thread has no workspace or it is gone, or the path is not a directory */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getThreadWorkspaceDiff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The diff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceDiff"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The thread has no workspace, it is gone, or it is not a git repository */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readThreadWorkspaceFile: {
+        parameters: {
+            query?: {
+                /** @description Relative to the workspace; the workspace itself when absent. */
+                path?: string;
+            };
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceFile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description The path leads outside the workspace */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such thread, or nothing at the path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The thread has no workspace or it is gone, or the path is not a regular file */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
     getUsage: {
         parameters: {
             query?: {
@@ -2929,6 +3408,172 @@ export interface operations {
                 };
             };
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    browseWorkspace: {
+        parameters: {
+            query: {
+                /**
+                 * @description A directory the runtime knows: its default workspace or the
+                 *     workspace of a thread.
+                 */
+                workspace: string;
+                /** @description Relative to the workspace; the workspace itself when absent. */
+                path?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The listing */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceListing"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not a workspace the runtime knows, or the path leads outside it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing at the path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The workspace is gone, or the path is not a directory */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    readWorkspaceFile: {
+        parameters: {
+            query: {
+                /**
+                 * @description A directory the runtime knows: its default workspace or the
+                 *     workspace of a thread.
+                 */
+                workspace: string;
+                /** @description Relative to the workspace; the workspace itself when absent. */
+                path?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The file */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceFile"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not a workspace the runtime knows, or the path leads outside it */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing at the path */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The workspace is gone, or the path is not a regular file */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getWorkspaceStatus: {
+        parameters: {
+            query?: {
+                /** @description The runtime's default workspace when absent. */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WorkspaceStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not a workspace the runtime knows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The workspace is gone */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -61,6 +61,20 @@ export type CreatePairing = Schemas["CreatePairing"];
 export type PairingCreated = Schemas["PairingCreated"];
 export type DeviceRevoked = Schemas["DeviceRevoked"];
 
+export type WorkspaceListing = Schemas["WorkspaceListing"];
+export type WorkspaceEntry = Schemas["WorkspaceEntry"];
+export type EntryKind = Schemas["EntryKind"];
+export type WorkspaceFile = Schemas["WorkspaceFile"];
+export type WorkspaceStatus = Schemas["WorkspaceStatus"];
+export type StatusCounts = Schemas["StatusCounts"];
+export type WorkspaceDiff = Schemas["WorkspaceDiff"];
+export type DiffFile = Schemas["DiffFile"];
+export type DiffFileStatus = Schemas["DiffFileStatus"];
+export type DiffHunk = Schemas["DiffHunk"];
+export type DiffLine = Schemas["DiffLine"];
+export type DiffLineKind = Schemas["DiffLineKind"];
+export type DiffLimits = Schemas["DiffLimits"];
+
 export type ErrorBody = Schemas["ErrorBody"];
 export type ErrorEnvelope = Schemas["ErrorEnvelope"];
 

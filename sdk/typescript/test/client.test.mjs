@@ -370,3 +370,28 @@ test("a 409 for a cursor from another runtime throws StreamCursorError at once (
   assert.ok(error instanceof StreamCursorError, String(error));
   assert.equal(error.sinceSeq, 1);
 });
+
+test("the workspace views send their path and workspace as a query", async () => {
+  const fetch = fakeFetch((request) => {
+    if (request.path === "/v1/threads/thr_1/workspace/file") {
+      return json(403, { error: { message: "../x: outside the workspace", status: 403 } });
+    }
+    return json(200, { files: [], truncated: false });
+  });
+  const c = client(fetch);
+  await c.browseThreadWorkspace("thr_1", "src");
+  assert.equal(fetch.to("/v1/threads/thr_1/workspace/browse")[0].query.path, "src");
+  await c.browseThreadWorkspace("thr_1");
+  assert.equal("path" in fetch.to("/v1/threads/thr_1/workspace/browse")[1].query, false);
+  const refused = await c.readThreadWorkspaceFile("thr_1", "../x").catch((e) => e);
+  assert.ok(refused instanceof RuntimeApiError);
+  assert.equal(refused.status, 403);
+  assert.equal(refused.kind, "forbidden");
+  assert.deepEqual(await c.threadWorkspaceDiff("thr_1"), { files: [], truncated: false });
+  await c.browseWorkspace("/repo", "docs");
+  assert.deepEqual(fetch.to("/v1/workspace/browse")[0].query, { workspace: "/repo", path: "docs" });
+  await c.workspaceStatus();
+  assert.deepEqual(fetch.to("/v1/workspace/status")[0].query, {});
+  await c.readWorkspaceFile("/repo", "a b.txt");
+  assert.equal(fetch.to("/v1/workspace/file")[0].query.path, "a b.txt");
+});

@@ -33,6 +33,11 @@ pub enum Read {
     Status,
     /// `git diff`, with the caller's flags and paths.
     Diff,
+    /// `git ls-files`: names only, no contents read.
+    LsFiles,
+    /// `git cat-file`: raw objects, never filtered or converted (no
+    /// `--filters` or `--textconv`, so no driver runs).
+    CatFile,
 }
 
 impl Read {
@@ -53,6 +58,8 @@ impl Read {
                 "--no-color",
                 "--ignore-submodules=dirty",
             ],
+            Read::LsFiles => &["ls-files"],
+            Read::CatFile => &["cat-file"],
         }
     }
 }
@@ -88,6 +95,34 @@ pub fn side(git_dir: &Path, work_tree: Option<&Path>) -> Command {
         .env("GIT_COMMITTER_NAME", "codewhale")
         .env("GIT_COMMITTER_EMAIL", "codewhale@localhost");
     command
+}
+
+/// `output`, with `input` written to git's standard input (object names
+/// for `cat-file --batch`). Written while the output is read, so neither
+/// pipe can fill and stall the other.
+pub async fn output_with_input(
+    workspace: &Path,
+    read: Read,
+    args: &[&str],
+    input: &[u8],
+) -> io::Result<std::process::Output> {
+    use tokio::io::AsyncWriteExt;
+    let drivers = repository_filters(workspace).await?;
+    let mut command = command(workspace, &drivers);
+    command.args(read.argv()).args(args).stdin(Stdio::piped());
+    let mut child = command.spawn()?;
+    let mut stdin = child
+        .stdin
+        .take()
+        .ok_or_else(|| io::Error::other("no stdin"))?;
+    let write = async move {
+        let written = stdin.write_all(input).await;
+        drop(stdin); // end of input
+        written
+    };
+    let (written, output) = tokio::join!(write, child.wait_with_output());
+    written?;
+    output
 }
 
 /// Filter drivers (`filter.<name>.*`) defined by config other than the
@@ -204,6 +239,39 @@ mod tests {
         let names: Vec<&[u8]> = [&b"a.b=c"[..], b"evil", b"wt"].to_vec();
         assert_eq!(filters_in(listing), names);
         assert_eq!(filters_in(b"local\0filter.\xff.clean\0"), [b"\xff"]);
+    }
+
+    #[test]
+    fn reads_never_ask_for_drivers_or_conversions() {
+        let diff = Read::Diff.argv();
+        for flag in [
+            "--no-ext-diff",
+            "--no-textconv",
+            "--ignore-submodules=dirty",
+        ] {
+            assert!(diff.contains(&flag), "{flag}");
+        }
+        // Raw objects and names only: no `--filters`, `--textconv`.
+        assert_eq!(Read::CatFile.argv(), ["cat-file"]);
+        assert_eq!(Read::LsFiles.argv(), ["ls-files"]);
+    }
+
+    #[tokio::test]
+    async fn input_reaches_git_and_output_comes_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let init = output(dir.path(), Read::Status, &[]).await.unwrap();
+        assert!(!init.status.success(), "not a repository yet");
+        let made = std::process::Command::new("git")
+            .args(["init", "-q"])
+            .arg(dir.path())
+            .status()
+            .unwrap();
+        assert!(made.success());
+        let out = output_with_input(dir.path(), Read::CatFile, &["--batch-check"], b"HEAD\n")
+            .await
+            .unwrap();
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(out.stdout, b"HEAD missing\n");
     }
 
     #[test]

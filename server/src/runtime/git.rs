@@ -1,9 +1,11 @@
-//! Branch, head and dirtiness of a workspace, read from `git status` at
-//! request time (through `child::git`, so the repository cannot start
-//! programs). One lookup per workspace, cached briefly so a page of
-//! threads sharing a repository costs one.
+//! Branch, head, dirtiness, upstream and change counts of a workspace,
+//! read from `git status` at request time (through `child::git`, so the
+//! repository cannot start programs). One lookup per workspace, cached
+//! briefly so a page of threads sharing a repository costs one; the
+//! status route reads afresh (`GitCache::fresh`).
 
 use crate::child::git::{self, Read};
+use protocol::StatusCounts;
 use std::{
     collections::HashMap,
     path::Path,
@@ -16,8 +18,18 @@ const TTL: Duration = Duration::from_secs(2);
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GitFacts {
     pub branch: Option<String>,
+    /// Abbreviated to 7 characters (the thread list's column).
     pub head: Option<String>,
     pub dirty: Option<bool>,
+    /// False outside a repository (or when git cannot run); then every
+    /// other field is empty.
+    pub is_git: bool,
+    /// The full commit id of HEAD.
+    pub oid: Option<String>,
+    pub upstream: Option<String>,
+    /// Commits ahead of and behind the upstream.
+    pub ahead_behind: Option<(u32, u32)>,
+    pub counts: StatusCounts,
 }
 
 #[derive(Default)]
@@ -30,6 +42,11 @@ impl GitCache {
         if let Some(hit) = self.cached(workspace) {
             return hit;
         }
+        self.fresh(workspace).await
+    }
+
+    /// Read now, whatever is cached (and cached for the next `facts`).
+    pub async fn fresh(&self, workspace: &str) -> GitFacts {
         let facts = read(workspace).await;
         if let Ok(mut entries) = self.entries.lock() {
             if entries.len() > 1024 {
@@ -62,18 +79,51 @@ async fn read(workspace: &str) -> GitFacts {
 fn parse_status(text: &str) -> GitFacts {
     let mut facts = GitFacts {
         dirty: Some(false),
+        is_git: true,
         ..GitFacts::default()
     };
     for line in text.lines() {
         if let Some(oid) = line.strip_prefix("# branch.oid ") {
-            facts.head = (oid != "(initial)").then(|| oid.chars().take(7).collect());
+            facts.oid = (oid != "(initial)").then(|| oid.to_string());
+            facts.head = facts.oid.as_ref().map(|o| o.chars().take(7).collect());
         } else if let Some(head) = line.strip_prefix("# branch.head ") {
             facts.branch = (head != "(detached)").then(|| head.to_string());
+        } else if let Some(upstream) = line.strip_prefix("# branch.upstream ") {
+            facts.upstream = Some(upstream.to_string());
+        } else if let Some(ab) = line.strip_prefix("# branch.ab ") {
+            facts.ahead_behind = ahead_behind(ab);
         } else if !line.starts_with('#') && !line.is_empty() {
             facts.dirty = Some(true);
+            count(&mut facts.counts, line);
         }
     }
     facts
+}
+
+/// `+1 -2` → (1, 2).
+fn ahead_behind(text: &str) -> Option<(u32, u32)> {
+    let (ahead, behind) = text.split_once(' ')?;
+    Some((
+        ahead.strip_prefix('+')?.parse().ok()?,
+        behind.strip_prefix('-')?.parse().ok()?,
+    ))
+}
+
+/// One entry line: `1 XY …` / `2 XY …` (changed, renamed), `u XY …`
+/// (unmerged), `? path` (untracked). X is the index, Y the work tree.
+fn count(counts: &mut StatusCounts, line: &str) {
+    let mut fields = line.split(' ');
+    let kind = fields.next();
+    let xy = fields.next().unwrap_or("..").as_bytes();
+    match kind {
+        Some("1" | "2") => {
+            counts.staged += u32::from(xy.first().is_some_and(|x| *x != b'.'));
+            counts.unstaged += u32::from(xy.get(1).is_some_and(|y| *y != b'.'));
+        }
+        Some("u") => counts.conflicted += 1,
+        Some("?") => counts.untracked += 1,
+        _ => {}
+    }
 }
 
 #[cfg(test)]
@@ -88,16 +138,39 @@ mod tests {
             GitFacts {
                 branch: Some("main".into()),
                 head: Some("0123456".into()),
-                dirty: Some(false)
+                dirty: Some(false),
+                is_git: true,
+                oid: Some("0123456789abcdef".into()),
+                ..GitFacts::default()
             }
         );
         let dirty = "# branch.oid (initial)\n# branch.head (detached)\n? new.txt\n";
+        let facts = parse_status(dirty);
+        assert_eq!((facts.branch, facts.head, facts.oid), (None, None, None));
+        assert_eq!(facts.dirty, Some(true));
+        assert_eq!(facts.counts.untracked, 1);
+    }
+
+    #[test]
+    fn counts_upstream_and_ahead_behind() {
+        let text = "# branch.oid 0123456789abcdef\n# branch.head main\n\
+                    # branch.upstream origin/main\n# branch.ab +2 -1\n\
+                    1 M. N... 100644 100644 100644 a b staged.txt\n\
+                    1 .M N... 100644 100644 100644 a b changed.txt\n\
+                    1 MM N... 100644 100644 100644 a b both.txt\n\
+                    2 R. N... 100644 100644 100644 a b R100 new.txt\told.txt\n\
+                    u UU N... 100644 100644 100644 100644 a b c conflict.txt\n\
+                    ? new/\n? other.txt\n";
+        let facts = parse_status(text);
+        assert_eq!(facts.upstream.as_deref(), Some("origin/main"));
+        assert_eq!(facts.ahead_behind, Some((2, 1)));
         assert_eq!(
-            parse_status(dirty),
-            GitFacts {
-                branch: None,
-                head: None,
-                dirty: Some(true)
+            facts.counts,
+            StatusCounts {
+                staged: 3,
+                unstaged: 2,
+                untracked: 2,
+                conflicted: 1
             }
         );
     }

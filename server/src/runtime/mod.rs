@@ -20,6 +20,7 @@ pub mod turns;
 pub mod usage;
 pub mod usage_overview;
 pub mod user_input;
+pub mod workspace;
 
 use crate::{
     pricing::Pricing,

@@ -171,3 +171,12 @@ fn escape_like(text: &str) -> String {
         .replace('%', "\\%")
         .replace('_', "\\_")
 }
+
+/// Every workspace some thread names, once each.
+pub async fn workspaces(pool: &SqlitePool) -> Result<Vec<String>, StoreError> {
+    Ok(
+        sqlx::query_scalar("SELECT DISTINCT workspace FROM threads WHERE workspace IS NOT NULL")
+            .fetch_all(pool)
+            .await?,
+    )
+}

@@ -50,6 +50,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "usage", description = "Tokens and cost"),
         (name = "devices", description = "Phones paired with `--mobile`"),
         (name = "snapshots", description = "Workspace snapshots, restore, undo, retry, edit and fork-at-message"),
+        (name = "workspace", description = "The workspace: browse, read files, git status, the diff against HEAD"),
     ),
 )]
 struct ApiDoc;
@@ -102,6 +103,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::usage::router())
         .merge(routes::devices::router())
         .merge(routes::snapshots::router())
+        .merge(routes::workspace::router())
         .split_for_parts()
 }
 

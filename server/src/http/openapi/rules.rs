@@ -22,6 +22,7 @@ use crate::{
         threads::{MAX_LIST_LIMIT, MAX_TITLE_CHARS},
         usage::GROUPS,
     },
+    workspace::{browse, diff, file},
 };
 use protocol::Mode;
 use serde_json::{json, Map, Value};
@@ -45,6 +46,7 @@ pub fn add(document: &mut Value) {
     path_parameters(document);
     query_parameters(document);
     request_bodies(&mut document["components"]["schemas"]);
+    workspace_bounds(&mut document["components"]["schemas"]);
 }
 
 /// The prefix of the ids a path parameter takes, if the runtime makes them.
@@ -202,6 +204,24 @@ fn request_bodies(schemas: &mut Value) {
     let ttl = &mut schemas["CreatePairing"]["properties"]["ttl_seconds"];
     ttl["minimum"] = json!(1);
     ttl["maximum"] = json!(MAX_PAIRING_TTL.as_secs());
+}
+
+/// The bounds the workspace views cut their answers to (a cut sets
+/// `truncated`): `workspace::browse`, `workspace::file`, `workspace::diff`.
+fn workspace_bounds(schemas: &mut Value) {
+    schemas["WorkspaceListing"]["properties"]["entries"]["maxItems"] = json!(browse::MAX_ENTRIES);
+    schemas["WorkspaceDiff"]["properties"]["files"]["maxItems"] = json!(diff::MAX_FILES);
+    schemas["DiffFile"]["properties"]["hunks"]["maxItems"] = json!(diff::MAX_HUNKS_PER_FILE);
+    let limits = &mut schemas["DiffLimits"]["properties"];
+    for (name, value) in [
+        ("max_files", diff::MAX_FILES as u64),
+        ("max_hunks_per_file", diff::MAX_HUNKS_PER_FILE as u64),
+        ("max_lines_per_file", diff::MAX_LINES_PER_FILE as u64),
+        ("max_total_bytes", diff::MAX_TOTAL_BYTES),
+        ("max_file_bytes", file::MAX_FILE_BYTES),
+    ] {
+        limits[name]["const"] = json!(value);
+    }
 }
 
 /// `client_tools::validate`: names and namespaces, the combined length,
@@ -393,6 +413,18 @@ mod tests {
         assert_eq!(
             schemas["CreatePairing"]["properties"]["label"]["maxLength"],
             MAX_DEVICE_NAME_CHARS
+        );
+        assert_eq!(
+            schemas["WorkspaceDiff"]["properties"]["files"]["maxItems"],
+            diff::MAX_FILES
+        );
+        assert_eq!(
+            schemas["DiffLimits"]["properties"]["max_file_bytes"]["const"],
+            file::MAX_FILE_BYTES
+        );
+        assert_eq!(
+            schemas["WorkspaceListing"]["properties"]["entries"]["maxItems"],
+            browse::MAX_ENTRIES
         );
     }
 

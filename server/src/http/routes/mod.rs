@@ -11,3 +11,4 @@ pub mod tool_calls;
 pub mod turns;
 pub mod usage;
 pub mod user_input;
+pub mod workspace;

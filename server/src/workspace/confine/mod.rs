@@ -24,9 +24,20 @@ use std::fs::File;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-/// Why a path was refused, in words for the asker (the model, or a person).
+/// Why a path was refused, in words for the asker (the model, or a person),
+/// and of which kind (so the API can answer 403, 404 or 409).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ConfineError(pub String);
+pub struct ConfineError(pub String, pub Refusal);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// It leads outside the workspace (whether it exists is not told).
+    Outside,
+    /// Nothing is there.
+    Missing,
+    /// The workspace is gone, or the path cannot be resolved (a link loop).
+    Unusable,
+}
 
 impl std::fmt::Display for ConfineError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -58,10 +69,10 @@ enum Part {
 impl Workspace {
     pub fn new(root: &Path, trusted: bool) -> Result<Self, ConfineError> {
         let root = root.canonicalize().map_err(|e| {
-            ConfineError(format!(
-                "the workspace {} is not available: {e}",
-                root.display()
-            ))
+            ConfineError(
+                format!("the workspace {} is not available: {e}", root.display()),
+                Refusal::Unusable,
+            )
         })?;
         Ok(Self { root, trusted })
     }
@@ -153,12 +164,14 @@ impl Workspace {
                         Ok(meta) if meta.file_type().is_symlink() => {
                             links += 1;
                             if links > MAX_LINKS {
-                                return Err(ConfineError(format!(
-                                    "{asked}: too many levels of symbolic links"
-                                )));
+                                return Err(ConfineError(
+                                    format!("{asked}: too many levels of symbolic links"),
+                                    Refusal::Unusable,
+                                ));
                             }
-                            let target = std::fs::read_link(&out)
-                                .map_err(|e| ConfineError(format!("{asked}: {e}")))?;
+                            let target = std::fs::read_link(&out).map_err(|e| {
+                                ConfineError(format!("{asked}: {e}"), Refusal::Unusable)
+                            })?;
                             out.pop();
                             push_parts(&mut pending, &target);
                         }
@@ -182,10 +195,13 @@ impl Workspace {
     }
 
     fn outside(&self, asked: &str) -> ConfineError {
-        ConfineError(format!(
-            "{asked}: outside the workspace; only paths inside {} are allowed",
-            self.root.display()
-        ))
+        ConfineError(
+            format!(
+                "{asked}: outside the workspace; only paths inside {} are allowed",
+                self.root.display()
+            ),
+            Refusal::Outside,
+        )
     }
 }
 
@@ -203,7 +219,10 @@ fn push_parts(pending: &mut Vec<Part>, path: &Path) {
 }
 
 fn no_such(asked: &str) -> ConfineError {
-    ConfineError(format!("{asked}: no such file or directory"))
+    ConfineError(
+        format!("{asked}: no such file or directory"),
+        Refusal::Missing,
+    )
 }
 
 /// The file operations of the tools; none follows a symlink (see
