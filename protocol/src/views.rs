@@ -12,6 +12,12 @@ pub struct ThreadDetail {
     pub turns: Vec<TurnRecord>,
     pub items: Vec<TurnItemRecord>,
     pub latest_seq: i64,
+    /// The model the thread's next turn will use: the thread's own, else
+    /// the configured default provider's. Null while no provider can run a
+    /// turn (starting one would be refused).
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub effective_model: Option<String>,
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<super::ApprovalRequiredPayload>))]
     pub pending_approvals: Vec<serde_json::Value>,
     #[cfg_attr(feature = "openapi", schema(value_type = Vec<super::UserInputRequiredPayload>))]

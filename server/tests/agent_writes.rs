@@ -117,8 +117,13 @@ async fn remember_turns_on_auto_approve_for_the_thread() {
     let remember = json!({"decision": "allow", "remember": true});
     s.api.try_decide_approval(approval, remember).await;
     let events = reader.until("turn.completed").await;
-    let updated = events.find("thread.updated");
-    assert_eq!(updated["payload"]["thread"]["auto_approve"], true);
+    // (The first prompt's title is a thread.updated of its own.)
+    let updated = events
+        .payloads("thread.updated")
+        .into_iter()
+        .find(|p| p["changed"] == json!(["auto_approve"]))
+        .expect("remembering updates the thread");
+    assert_eq!(updated["thread"]["auto_approve"], true);
 
     s.mock
         .push(call("write_file", json!({"path": "y.txt", "content": "2"})));

@@ -31,7 +31,7 @@ pub fn ThreadHeader() -> AnyView {
             </div>
             <ul class="chips" aria-label="Thread facts">
                 <li class="chip" title="Workspace">{move || thread.with(|t| t.workspace.clone().unwrap_or_default())}</li>
-                <li class="chip" title="Model">{move || thread.with(|t| t.model.clone().unwrap_or_else(|| "default model".into()))}</li>
+                <li class="chip" title="Model" data-test="model">{move || live.effective_model.get().unwrap_or_else(|| "no model available".into())}</li>
                 <li class="chip" title="Mode">{move || thread.with(|t| t.mode.as_str())}</li>
                 <li class="chip" title="Permissions" data-test="posture">{posture}</li>
             </ul>

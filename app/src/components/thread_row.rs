@@ -12,11 +12,12 @@ pub fn ThreadRow(row: ThreadSummary) -> AnyView {
         let href = href.clone();
         Memo::new(move |_| location.pathname.get() == href)
     };
+    // The header's title, word for word; the prompt shows below it.
     let title = row
         .title
         .clone()
-        .or_else(|| row.preview.clone())
         .unwrap_or_else(|| "Untitled thread".into());
+    let preview = row.preview.clone().filter(|p| *p != title);
     let status = row
         .latest_turn_status
         .and_then(|s| serde_json::to_value(s).ok())
@@ -27,7 +28,7 @@ pub fn ThreadRow(row: ThreadSummary) -> AnyView {
             <A href=href attr:aria-current=move || current.get().then_some("page")>
                 <span class="row-title">{title}</span>
                 <span class=format!("status status-{status}")>{status.replace("in_progress", "running")}</span>
-                {row.preview.filter(|_| row.title.is_some()).map(|p| view! { <span class="row-preview">{p}</span> })}
+                {preview.map(|p| view! { <span class="row-preview">{p}</span> })}
                 <span class="row-meta">
                     {row.branch.map(|b| view! { <span class="branch">{b}</span> })}
                     <time datetime=row.updated_at.clone()>{relative_time(&row.updated_at)}</time>

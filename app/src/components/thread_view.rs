@@ -22,7 +22,8 @@ pub fn ThreadView(detail: ThreadDetail) -> impl IntoView {
     .into_any()
 }
 
-/// Opens the event stream: a finished turn refreshes the rail, and what
+/// Opens the event stream: a thread update or a finished turn refreshes
+/// the rail, and what
 /// needs the user is announced while the page is in the background.
 #[cfg(feature = "hydrate")]
 fn follow(live: Live) {
@@ -46,6 +47,10 @@ fn follow(live: Live) {
         }
     };
     let on_notable = Callback::new(move |event: crate::protocol::EventEnvelope| {
+        // The rail shows the title (set by the first prompt or a rename).
+        if event.event == EventName::ThreadUpdated.as_str() {
+            return refresh.bump();
+        }
         if event.event == EventName::TurnCompleted.as_str() {
             refresh.bump();
             return announce(&event);

@@ -35,7 +35,9 @@ pub fn UsageChart(daily: Vec<UsageBucket>, totals: UsageTotals) -> impl IntoView
         .collect_view();
     view! {
         <figure class="usage-chart" data-test="usage-chart">
-            <div class="usage-chart-frame">
+            // It scrolls sideways on a narrow screen: focusable and named so
+            // keyboard users can scroll it too.
+            <div class="usage-chart-frame" tabindex="0" role="group" aria-label="Tokens per day">
                 <svg
                     viewBox=format!("0 0 {WIDTH} {HEIGHT}")
                     role="img"

@@ -59,11 +59,16 @@ pub enum Applied {
     Duplicate,
     /// The stream skipped something: load a fresh snapshot.
     Gap,
+    /// Applied, but the snapshot's runtime-derived facts (the effective
+    /// model) may have changed with it: load a fresh snapshot.
+    Stale,
 }
 
 #[derive(Clone, Copy)]
 pub struct Live {
     pub thread: RwSignal<ThreadRecord>,
+    /// The model the next turn will use, as the runtime resolves it.
+    pub effective_model: RwSignal<Option<String>>,
     pub turns: RwSignal<Vec<TurnRecord>>,
     pub items: RwSignal<Vec<Entry>>,
     pub approvals: RwSignal<Vec<Value>>,
@@ -78,6 +83,7 @@ impl Live {
     pub fn new(detail: ThreadDetail) -> Self {
         let live = Self {
             thread: RwSignal::new(detail.thread.clone()),
+            effective_model: RwSignal::new(None),
             turns: RwSignal::new(Vec::new()),
             items: RwSignal::new(Vec::new()),
             approvals: RwSignal::new(Vec::new()),
@@ -95,6 +101,7 @@ impl Live {
     /// keep rendering the old one), updated to the snapshot's record.
     pub fn reset(&self, detail: ThreadDetail) {
         self.thread.set(detail.thread);
+        self.effective_model.set(detail.effective_model);
         self.turns.set(detail.turns);
         let mut known: std::collections::HashMap<String, Entry> = self
             .items
@@ -145,7 +152,12 @@ impl Live {
         };
         use EventName as E;
         match name {
-            E::ThreadUpdated => self.set_thread(payload),
+            E::ThreadUpdated => {
+                self.set_thread(payload);
+                if changed_routing(payload) {
+                    return Applied::Stale;
+                }
+            }
             E::TurnStarted | E::TurnCompleted | E::TurnUndone => self.set_turn(payload),
             E::ItemStarted | E::ItemCompleted | E::ItemFailed | E::ItemInterrupted => {
                 self.set_item(payload)
@@ -217,6 +229,13 @@ impl Live {
             entry.text.update(|text| text.push_str(delta));
         }
     }
+}
+
+/// Whether a thread.updated changed what decides the effective model.
+fn changed_routing(payload: &Value) -> bool {
+    payload["changed"]
+        .as_array()
+        .is_some_and(|c| c.iter().any(|f| f == "model" || f == "model_provider"))
 }
 
 fn push(list: RwSignal<Vec<Value>>, payload: &Value) {

@@ -30,8 +30,8 @@ struct Stream {
 /// What the page does with the stream besides applying it.
 #[derive(Clone, Copy)]
 pub struct Hooks {
-    /// Runs for each new turn.completed, approval.required and
-    /// user_input.required (the rail refreshes, notifications go out).
+    /// Runs for each new thread.updated, turn.completed, approval.required
+    /// and user_input.required (the rail refreshes, notifications go out).
     pub on_notable: Callback<EventEnvelope>,
     pub ended: Option<SessionEnded>,
 }
@@ -39,6 +39,7 @@ pub struct Hooks {
 /// Whether `hooks.on_notable` hears of an event.
 fn notable(name: &str) -> bool {
     [
+        EventName::ThreadUpdated,
         EventName::TurnCompleted,
         EventName::ApprovalRequired,
         EventName::UserInputRequired,
@@ -106,6 +107,10 @@ fn open(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
             live.connection.set(Connection::Live);
             match live.apply(&event) {
                 Applied::Gap => resync(live, stream.clone(), hooks),
+                Applied::Stale => {
+                    resync(live, stream.clone(), hooks);
+                    hooks.on_notable.run(event);
+                }
                 Applied::Fresh if notable(&event.event) => hooks.on_notable.run(event),
                 _ => {}
             }
@@ -179,7 +184,8 @@ fn retry(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
     );
 }
 
-/// Reloads the snapshot after a gap, then reopens from its latest seq.
+/// Reloads the snapshot after a gap (or a change only the runtime can
+/// resolve), then reopens from its latest seq.
 fn resync(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
     if let Some(source) = stream.borrow_mut().source.take() {
         source.close();

@@ -36,7 +36,9 @@ pub fn MobileHome() -> AnyView {
 #[component]
 pub fn MobileStart() -> impl IntoView {
     view! {
-        <section class="mobile-start" aria-label="This phone">
+        // The page's one level-one heading (the thread list above has none).
+        <section class="mobile-start" aria-labelledby="mobile-start-title">
+            <h1 id="mobile-start-title" class="visually-hidden">"This phone"</h1>
             <NotificationSettings />
         </section>
     }

@@ -1298,6 +1298,12 @@ export interface components {
          *     to the event stream from `latest_seq`.
          */
         ThreadDetail: {
+            /**
+             * @description The model the thread's next turn will use: the thread's own, else
+             *     the configured default provider's. Null while no provider can run a
+             *     turn (starting one would be refused).
+             */
+            effective_model: string | null;
             items: components["schemas"]["TurnItemRecord"][];
             /** Format: int64 */
             latest_seq: number;

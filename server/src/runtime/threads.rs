@@ -18,6 +18,8 @@ use std::{collections::HashMap, path::Path};
 pub const MAX_TITLE_CHARS: usize = 160;
 /// The most threads one list request returns.
 pub const MAX_LIST_LIMIT: i64 = 500;
+/// The longest title made from a first prompt, ellipsis included.
+pub const PROMPT_TITLE_CHARS: usize = 60;
 
 /// The rules of a list query: which archive state, how many, what search.
 fn scope(query: &ListThreads) -> ArchiveScope {
@@ -170,6 +172,8 @@ pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, RuntimeErro
         turns,
         items,
         latest_seq,
+        // Filled by the turn manager, which knows the engine.
+        effective_model: None,
         // Filled by the engine's approval, user-input and client-tool bridges.
         pending_approvals: Vec::new(),
         pending_user_inputs: Vec::new(),
@@ -290,6 +294,41 @@ fn title(value: String) -> Result<Option<String>, RuntimeError> {
     Ok((!trimmed.is_empty()).then(|| trimmed.to_string()))
 }
 
+/// The title a thread gets from its first prompt: the first non-blank
+/// line, whitespace collapsed, cut at a word boundary with an ellipsis when
+/// longer than `PROMPT_TITLE_CHARS` (a rail row and a header show one line).
+pub fn title_from_prompt(prompt: &str) -> Option<String> {
+    let line = prompt.lines().find(|l| !l.trim().is_empty())?;
+    let words: Vec<&str> = line.split_whitespace().collect();
+    let full = words.join(" ");
+    if full.chars().count() <= PROMPT_TITLE_CHARS {
+        return Some(full);
+    }
+    let room = PROMPT_TITLE_CHARS - 1; // for the ellipsis
+    let mut title = String::new();
+    for word in &words {
+        let needed = title.chars().count() + usize::from(!title.is_empty()) + word.chars().count();
+        if needed > room {
+            break;
+        }
+        if !title.is_empty() {
+            title.push(' ');
+        }
+        title.push_str(word);
+    }
+    // One word longer than the room (a path, a URL) is cut inside it.
+    if title.chars().count() < room / 2 {
+        title = full
+            .chars()
+            .take(room)
+            .collect::<String>()
+            .trim_end()
+            .to_string();
+    }
+    title.push('…');
+    Some(title)
+}
+
 /// An existing directory, stored canonical. A path that names no
 /// directory is a conflict with this machine's files (409), not a malformed
 /// request: the same request works once the directory exists.
@@ -392,4 +431,32 @@ pub async fn resume(store: &Store, id: &str) -> Result<ThreadRecord, RuntimeErro
         ..PatchThread::default()
     };
     patch(store, id, patch_unarchive).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prompt_titles_are_one_short_line() {
+        assert_eq!(
+            title_from_prompt("  \n\n  Fix   the\tbuild  \nmore"),
+            Some("Fix the build".into())
+        );
+        assert_eq!(title_from_prompt(" \n\t "), None);
+        let long =
+            "Refactor the approval flow so that remembered decisions apply to running turns too";
+        let title = title_from_prompt(long).unwrap();
+        assert_eq!(
+            title,
+            "Refactor the approval flow so that remembered decisions…"
+        );
+        assert!(title.chars().count() <= PROMPT_TITLE_CHARS);
+        let path = format!("Read {}", "a/".repeat(80));
+        let title = title_from_prompt(&path).unwrap();
+        assert_eq!(title.chars().count(), PROMPT_TITLE_CHARS);
+        assert!(title.starts_with("Read a/a/") && title.ends_with('…'));
+        let exact = "x".repeat(PROMPT_TITLE_CHARS);
+        assert_eq!(title_from_prompt(&exact), Some(exact));
+    }
 }

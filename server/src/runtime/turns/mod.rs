@@ -104,13 +104,15 @@ impl TurnManager {
         &self.client_tools
     }
 
-    /// The thread snapshot with what is pending in memory.
+    /// The thread snapshot with what is pending in memory and the model
+    /// its next turn will use.
     pub async fn detail(&self, thread_id: &str) -> Result<protocol::ThreadDetail, RuntimeError> {
         let mut detail = threads::detail(&self.store, thread_id).await?;
         let id = &detail.thread.id;
         detail.pending_approvals = self.approvals.pending_for(id).await;
         detail.pending_user_inputs = self.user_inputs.pending_for(id).await;
         detail.pending_dynamic_tool_calls = self.client_tools.pending_for(id).await;
+        detail.effective_model = self.effective_model(&detail.thread);
         Ok(detail)
     }
 

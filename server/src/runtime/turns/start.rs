@@ -9,13 +9,13 @@ use crate::{
     runtime::{
         client_tools,
         engine::{TurnInput, TurnSettings},
-        ids,
+        ids, threads,
     },
     store::{self, NewEvent, StoreError, ThreadRow, WriteTx},
 };
 use protocol::{
     CompactThread, EventPayload, ItemKind, ItemPayload, ItemStatus, Mode, StartTurn, ThreadRecord,
-    TurnItemRecord, TurnPayload, TurnRecord, TurnStarted, TurnStatus, Usage,
+    ThreadUpdatedPayload, TurnItemRecord, TurnPayload, TurnRecord, TurnStarted, TurnStatus, Usage,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -155,11 +155,22 @@ impl TurnManager {
         now: &str,
     ) -> Result<(), StoreError> {
         let mut tx = self.store.begin_write().await?;
+        // Re-read under the write lock: a rename since `begin` read the row
+        // must survive this update (and stops a prompt title).
+        if let Some(current) = store::threads::get(tx.conn(), &thread.id).await? {
+            *thread = current;
+        }
         store::turns::upsert(tx.conn(), turn).await?;
+        let first_turn = thread.latest_turn_id.is_none();
         thread.latest_turn_id = Some(turn.id.clone());
         thread.updated_at = now.to_string();
+        let mut titled = false;
         if let TurnInput::Prompt(prompt) = input {
             thread.preview = Some(truncate(prompt, PREVIEW_CHARS));
+            if first_turn && thread.title.is_none() {
+                thread.title = threads::title_from_prompt(prompt);
+                titled = thread.title.is_some();
+            }
         }
         store::threads::update(tx.conn(), thread).await?;
         tx.append(NewEvent::turn(
@@ -174,7 +185,26 @@ impl TurnManager {
         if let TurnInput::Prompt(prompt) = input {
             record_user_message(&mut tx, &thread.id, &turn.id, prompt).await?;
         }
+        // After the prompt's events, so a stream reads turn, prompt, title.
+        if titled {
+            tx.append(NewEvent::thread(
+                &thread.id,
+                EventPayload::ThreadUpdated(ThreadUpdatedPayload {
+                    thread: ThreadRecord::from(thread.clone()),
+                    changed: vec!["title".to_string()],
+                }),
+            ))
+            .await?;
+        }
         tx.commit().await
+    }
+
+    /// The model a turn started now with the thread's own settings would
+    /// use, as `begin` decides it; `None` while the engine would refuse it.
+    pub(super) fn effective_model(&self, thread: &ThreadRecord) -> Option<String> {
+        let settings = thread_settings(thread);
+        let route = self.engine.check_ready(thread, &settings).ok()?;
+        route.model.or(settings.model)
     }
 
     async fn thread(&self, thread_id: &str) -> Result<ThreadRow, RuntimeError> {
@@ -189,17 +219,7 @@ fn settings(
     thread: &ThreadRow,
     overrides: Option<&StartTurn>,
 ) -> Result<TurnSettings, RuntimeError> {
-    let thread_tools = ThreadRecord::from(thread.clone()).dynamic_tools;
-    let mut settings = TurnSettings {
-        model: thread.model.clone(),
-        model_provider: thread.model_provider.clone(),
-        mode: thread.mode(),
-        allow_shell: thread.allow_shell,
-        trust_mode: thread.trust_mode,
-        auto_approve: thread.auto_approve,
-        auto_approve_from_thread: true,
-        dynamic_tools: thread_tools,
-    };
+    let mut settings = thread_settings(&ThreadRecord::from(thread.clone()));
     if let Some(o) = overrides {
         if let Some(tools) = &o.dynamic_tools {
             client_tools::validate(tools)?;
@@ -233,6 +253,20 @@ fn settings(
         settings.auto_approve_from_thread = o.auto_approve.is_none();
     }
     Ok(settings)
+}
+
+/// A turn's settings before any per-turn override: the thread's.
+fn thread_settings(thread: &ThreadRecord) -> TurnSettings {
+    TurnSettings {
+        model: thread.model.clone(),
+        model_provider: thread.model_provider.clone(),
+        mode: thread.mode,
+        allow_shell: thread.allow_shell,
+        trust_mode: thread.trust_mode,
+        auto_approve: thread.auto_approve,
+        auto_approve_from_thread: true,
+        dynamic_tools: thread.dynamic_tools.clone(),
+    }
 }
 
 /// A completed user_message item (the prompt of a turn, or a steer) with

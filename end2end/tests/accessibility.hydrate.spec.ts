@@ -1,0 +1,114 @@
+import AxeBuilder from "@axe-core/playwright";
+import type { Page } from "@playwright/test";
+import { test, expect } from "./fixtures";
+import { text, toolCall } from "./support/replies";
+import { createThread, runTurn, startTurn } from "./support/threads";
+
+// axe-core on every page of the workbench and the phone layout, in both
+// colour schemes (the app follows prefers-color-scheme), at a desktop and a
+// phone size. Serious and critical violations fail; moderate and minor
+// ones are listed in the report. Pages are audited hydrated, as people use
+// them.
+
+const sizes = {
+  desktop: { viewport: { width: 1280, height: 800 } },
+  phone: { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true },
+};
+
+const ANSWER = [
+  "Here is the plan:\n\n",
+  "1. Read `src/main.rs`.\n2. Fix the **off-by-one**.\n\n",
+  "```rust\nfn main() {\n    println!(\"hello\");\n}\n```\n\n",
+  "> Done; see [the docs](https://example.com/docs).",
+];
+
+/** Audits the page as it is now; returns the blocking findings. */
+async function audit(page: Page, name: string): Promise<string[]> {
+  const results = await new AxeBuilder({ page }).analyze();
+  const line = (v: (typeof results.violations)[number]) =>
+    `${name}: ${v.id} (${v.impact}) ${v.help}\n` +
+    v.nodes.map((n) => `    ${n.target.join(" ")}: ${n.failureSummary?.replace(/\n\s*/g, " ")}`).join("\n");
+  const blocking = results.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+  const minor = results.violations.filter((v) => !blocking.includes(v));
+  if (minor.length) {
+    const description = minor.map(line).join("\n");
+    test.info().annotations.push({ type: "axe: moderate or minor", description });
+    console.log(`axe, moderate or minor (not failing):\n${description}`);
+  }
+  return blocking.map(line);
+}
+
+/** Opens `url` and waits until it is hydrated (or, without the app, loaded). */
+async function open(page: Page, url: string, hydrates = true) {
+  await page.goto(url);
+  if (hydrates) await page.locator("html[data-hydrated]").waitFor();
+}
+
+for (const colorScheme of ["light", "dark"] as const) {
+  for (const [size, device] of Object.entries(sizes)) {
+    test.describe(`${size}, ${colorScheme}`, () => {
+      test.use({ colorScheme, ...device });
+
+      test("the workbench's pages have no serious accessibility violations", async ({ page, codewhale }) => {
+        const found: string[] = [];
+        const origin = codewhale.origin;
+
+        await open(page, origin + "/");
+        found.push(...(await audit(page, "sign-in")));
+        await open(page, origin + "/__codewhale/bootstrap/not-a-link", false);
+        found.push(...(await audit(page, "sign-in refused")));
+
+        await codewhale.signIn(page);
+        // A finished thread with a file change and formatted text, and
+        // one waiting on an approval.
+        const done = await createThread(codewhale.api, page, { mode: "yolo" });
+        await codewhale.mock.push(
+          toolCall("write_file", { path: "notes.md", content: "# Notes\n\nsecond line\n" }),
+          text(...ANSWER),
+        );
+        await runTurn(codewhale.api, page, done.id, "Write notes, then explain the plan");
+        const waiting = await createThread(codewhale.api, page);
+        await codewhale.mock.push(toolCall("exec_shell", { command: "echo waiting" }));
+        await startTurn(codewhale.api, page, waiting.id, "Run a command");
+
+        await open(page, origin + "/");
+        found.push(...(await audit(page, "home")));
+        await open(page, origin + `/threads/${done.id}`);
+        await expect(page.getByTestId("thread-title")).toHaveText("Write notes, then explain the plan");
+        found.push(...(await audit(page, "thread")));
+        await open(page, origin + `/threads/${waiting.id}`);
+        await expect(page.getByTestId("approval")).toBeVisible();
+        found.push(...(await audit(page, "thread awaiting approval")));
+        await open(page, origin + "/usage");
+        await expect(page.getByTestId("usage-chart")).toBeVisible();
+        found.push(...(await audit(page, "usage")));
+        await open(page, origin + "/usage?days=7");
+        found.push(...(await audit(page, "usage, 7 days")));
+        await open(page, origin + "/devices");
+        found.push(...(await audit(page, "devices")));
+        await open(page, origin + "/no-such-page");
+        found.push(...(await audit(page, "not found")));
+
+        expect(found, found.join("\n")).toEqual([]);
+      });
+
+      test("the phone layout's pages have no serious accessibility violations", async ({ page, mobile }) => {
+        const found: string[] = [];
+        await open(page, mobile.origin + "/mobile");
+        found.push(...(await audit(page, "mobile, not paired")));
+
+        const { json: thread } = await mobile.v1("POST", "/v1/threads", {});
+        await mobile.mock.push(text(...ANSWER));
+        await mobile.v1("POST", `/v1/threads/${thread.id}/turns`, { prompt: "Explain the plan" });
+        await mobile.pair(page);
+        await expect(page.getByTestId("thread-row")).toHaveCount(1);
+        found.push(...(await audit(page, "mobile")));
+        await open(page, mobile.origin + `/mobile/threads/${thread.id}`);
+        await expect(page.getByTestId("thread-title")).toHaveText("Explain the plan");
+        found.push(...(await audit(page, "mobile thread")));
+
+        expect(found, found.join("\n")).toEqual([]);
+      });
+    });
+  }
+}
