@@ -1,7 +1,7 @@
 //! A provider that stops streaming for longer than its configured idle
 //! timeout fails the turn with a readable error item.
 
-mod common;
+use crate::common;
 
 use common::agent::setup_with_provider;
 use mock_provider::{Chunk, Reply};

@@ -1,7 +1,7 @@
 //! apply_patch and update_plan through the real agent and the mock
 //! provider: approvals, files on disk, and what the items carry.
 
-mod common;
+use crate::common;
 
 use common::agent::{setup_in_workspace as setup, tool_call as call, Setup};
 use mock_provider::Reply;

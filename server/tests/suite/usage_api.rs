@@ -1,6 +1,6 @@
 //! `GET /v1/usage` against hand-computed expectations.
 
-mod common;
+use crate::common;
 
 use common::agent::{setup_with, Setup};
 use mock_provider::Reply;

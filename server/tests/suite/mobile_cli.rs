@@ -3,7 +3,7 @@
 //! another loopback address, 127.0.0.2), no-auth refused, TLS with a
 //! generated certificate, and `codewhale pair`.
 
-mod common;
+use crate::common;
 
 use common::codewhale_in;
 

@@ -2,7 +2,7 @@
 //! fraction of the context window, manual through `POST /compact`; either
 //! way later model calls start from the recorded summary.
 
-mod common;
+use crate::common;
 
 use common::agent::setup_with_provider;
 use mock_provider::{Chunk, Reply};

@@ -7,7 +7,7 @@
 //! openapi` rewrites `openapi/codewhale-v1.json` (or `codewhale openapi -o
 //! openapi/codewhale-v1.json`); review the diff like code.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use codewhale::http::openapi;
@@ -48,7 +48,7 @@ fn the_committed_document_is_what_the_code_generates() {
         committed == generated,
         "openapi/codewhale-v1.json differs from what this code generates.\n\
          If the API change is intended, regenerate it:\n  \
-         UPDATE_OPENAPI=1 cargo test -p codewhale --test openapi\n\
+         UPDATE_OPENAPI=1 cargo test -p codewhale --test suite openapi\n\
          and commit the diff (the TypeScript SDK's types follow: \
          `npm run generate` in sdk/typescript)."
     );

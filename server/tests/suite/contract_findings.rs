@@ -6,7 +6,7 @@
 //! Answers that do not fit a pending question (409, not 400) are pinned in
 //! `agent_client_calls.rs`, which has a model that asks.
 
-mod common;
+use crate::common;
 
 use common::Harness;
 use reqwest::Method;

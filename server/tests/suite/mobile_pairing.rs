@@ -3,7 +3,7 @@
 //! rest, and bound to the page's origin; the typed-token fallback; and
 //! `/mobile` existing only in mobile mode.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{Harness, Reply, PAIRING_BASE, TOKEN};

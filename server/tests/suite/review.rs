@@ -4,7 +4,7 @@
 //! compare-and-swap against the apply's post-images, refusing a user's edit
 //! and a later turn's edit of the same file, never touching other files.
 
-mod common;
+use crate::common;
 
 use common::agent::{setup_in_workspace, tool_call as call, Setup};
 use mock_provider::Reply;

@@ -1,7 +1,7 @@
 //! Turns through the real router and a scripted engine: the state machine,
 //! its records and its events.
 
-mod common;
+use crate::common;
 
 use codewhale::runtime::{Runtime, RuntimeOptions};
 use common::{

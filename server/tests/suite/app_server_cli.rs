@@ -2,7 +2,7 @@
 //! token sources, no-auth rules, CORS from config.toml, restart recovery
 //! after SIGKILL.
 
-mod common;
+use crate::common;
 
 use common::{codewhale_in, Api};
 use serde_json::{json, Value};

@@ -3,7 +3,7 @@
 //! token or that a runtime-token cookie authenticates, and server-function
 //! bodies over the limit; and what failed server functions answer.
 
-mod common;
+use crate::common;
 
 use axum::{
     body::Body,

@@ -2,7 +2,7 @@
 //! generated from a fixed seed so a failure replays. Nothing may answer 5xx
 //! or panic, and every refusal is the JSON error envelope with its status.
 
-mod common;
+use crate::common;
 
 use common::Harness;
 

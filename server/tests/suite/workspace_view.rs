@@ -4,7 +4,7 @@
 //! confined (`..`, absolute paths, links leading outside, dangling ones),
 //! binaries and link targets are never sent, big answers are cut.
 
-mod common;
+use crate::common;
 
 use common::{client::Api, Harness, Reply};
 use serde_json::{json, Value};

@@ -1,6 +1,6 @@
 //! The one-time bootstrap exchange of `codewhale web`, over the real router.
 
-mod common;
+use crate::common;
 
 use axum::{
     body::Body,

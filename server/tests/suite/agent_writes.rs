@@ -2,7 +2,7 @@
 //! file_change diffs, command output, secrets kept out of commands, and
 //! interrupting a running command.
 
-mod common;
+use crate::common;
 
 use common::agent::{setup_in_workspace as setup, tool_call as call};
 use mock_provider::Reply;

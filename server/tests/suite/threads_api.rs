@@ -1,7 +1,7 @@
 //! `/v1/threads`: every route, status code and validation rule, over HTTP
 //! on an ephemeral port.
 
-mod common;
+use crate::common;
 
 use common::{Api, Harness};
 use reqwest::Method;

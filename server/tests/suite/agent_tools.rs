@@ -1,7 +1,7 @@
 //! Workspace tools called by a (mock) model: results reach the model, every
 //! call is a tool_call item, and nothing outside the workspace is readable.
 
-mod common;
+use crate::common;
 
 use common::{
     agent::{setup_in, Setup},

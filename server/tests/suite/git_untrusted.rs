@@ -3,7 +3,7 @@
 //! list and the git_status / git_diff tools runs none of them, and still
 //! reports the branch, head, dirtiness and diff.
 
-mod common;
+use crate::common;
 
 use codewhale::{
     runtime::git::{GitCache, GitFacts},

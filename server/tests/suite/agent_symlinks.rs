@@ -3,7 +3,7 @@
 //! (dangling or not) fail and change nothing outside; a link to a file
 //! inside writes that file.
 
-mod common;
+use crate::common;
 
 use common::agent::{setup_in_workspace as setup, tool_call as call};
 use mock_provider::Reply;

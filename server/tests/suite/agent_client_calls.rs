@@ -2,7 +2,7 @@
 //! nothing else) and client-executed dynamic tools (exactly one terminal
 //! event per call, whatever races).
 
-mod common;
+use crate::common;
 
 use common::agent::{setup_with, tool_call as call, Setup};
 use mock_provider::{Chunk, Reply};

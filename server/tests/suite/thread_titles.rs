@@ -1,7 +1,7 @@
 //! What a thread shows before anyone names it: a title from its first
 //! prompt (never over one a user set), and the model its turns will use.
 
-mod common;
+use crate::common;
 
 use common::{
     agent::{setup, setup_with},

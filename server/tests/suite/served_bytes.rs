@@ -1,7 +1,7 @@
 //! What the server sends: security headers, the page CSP and its nonce,
 //! embedded assets with types, ETags and compression, and never the token.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{Harness, FORM, ORIGIN, TOKEN};

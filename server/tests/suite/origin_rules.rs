@@ -1,7 +1,7 @@
 //! Who may call the protected surface (`/api/*` server functions, `/v1/*`),
 //! and the browser-origin rules for cookie-authenticated requests.
 
-mod common;
+use crate::common;
 
 use axum::http::StatusCode;
 use common::{Harness, FORM, ORIGIN, TOKEN};

@@ -1,6 +1,6 @@
 //! `/v1/threads/{id}/events`: replay, live hand-off, cursors and limits.
 
-mod common;
+use crate::common;
 
 use codewhale::store::NewEvent;
 use common::{Api, Harness};

@@ -4,7 +4,7 @@
 //! undo then redo, the conversation the model receives afterwards, and
 //! restores that must not follow a symlink out of the workspace.
 
-mod common;
+use crate::common;
 
 use common::agent::{setup_in_workspace, tool_call as call, Setup};
 use mock_provider::Reply;

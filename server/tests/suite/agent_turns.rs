@@ -2,7 +2,7 @@
 //! HTTP and SSE on both sides: streaming, reasoning, usage, retries, error
 //! classification, steer and interrupt.
 
-mod common;
+use crate::common;
 
 use common::agent::setup;
 use mock_provider::{Chunk, Reply};
