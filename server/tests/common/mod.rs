@@ -400,3 +400,18 @@ impl EventReader {
             .is_err()
     }
 }
+
+/// git for test setup (an identity given; file-protocol submodules
+/// allowed): the output, asserting success.
+pub fn git(dir: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
+        .args(["-c", "protocol.file.allow=always"])
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+    String::from_utf8(out.stdout).unwrap()
+}

@@ -3,7 +3,7 @@
 //! list and the git_status / git_diff tools runs none of them, and still
 //! reports the branch, head, dirtiness and diff.
 
-use crate::common;
+use crate::common::{self, git};
 
 use codewhale::{
     runtime::git::{GitCache, GitFacts},
@@ -12,7 +12,7 @@ use codewhale::{
 use common::agent::{setup_in_workspace, tool_call, Setup};
 use mock_provider::Reply;
 use serde_json::{json, Value};
-use std::{path::Path, process::Command};
+use std::path::Path;
 
 struct Repo {
     dir: tempfile::TempDir,
@@ -76,20 +76,6 @@ impl Repo {
 fn executable(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-/// Test setup git (trusted: it runs before the repository is armed).
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .args(["-c", "protocol.file.allow=always"])
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
 }
 
 /// One turn calling `tool`; returns its finished item.

@@ -4,14 +4,13 @@
 //! compare-and-swap against the apply's post-images, refusing a user's edit
 //! and a later turn's edit of the same file, never touching other files.
 
-use crate::common;
+use crate::common::{self, git};
 
 use common::agent::{setup_in_workspace, tool_call as call, Setup};
 use mock_provider::Reply;
 use protocol::{ItemKind, ItemStatus, ReviewPriority, TurnItemRecord};
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::Command;
 
 const SOURCE: &str = "fn total(xs: &[u32]) -> u32 {\n    let mut t = 0;\n    for i in 0..xs.len() - 1 {\n        t += xs[i];\n    }\n    t\n}\n";
 const FIXED_LINE: &str = "    for i in 0..xs.len() {";
@@ -21,27 +20,9 @@ fn read(dir: &Path, name: &str) -> String {
 }
 
 fn git_repo(dir: &Path) {
-    for args in [
-        &["init", "-q"][..],
-        &["-c", "user.email=t@e", "-c", "user.name=t", "add", "-A"],
-        &[
-            "-c",
-            "user.email=t@e",
-            "-c",
-            "user.name=t",
-            "commit",
-            "-qm",
-            "init",
-        ],
-    ] {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(args)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{out:?}");
-    }
+    git(dir, &["init", "-q"]);
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-qm", "init"]);
 }
 
 fn finding_call() -> Reply {

@@ -4,27 +4,15 @@
 //! undo then redo, the conversation the model receives afterwards, and
 //! restores that must not follow a symlink out of the workspace.
 
-use crate::common;
+use crate::common::{self, git};
 
 use common::agent::{setup_in_workspace, tool_call as call, Setup};
 use mock_provider::Reply;
 use serde_json::{json, Value};
 use std::path::Path;
-use std::process::Command;
 
 fn read(dir: &Path, name: &str) -> Option<String> {
     std::fs::read_to_string(dir.join(name)).ok()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
 }
 
 fn git_repo(dir: &Path) {

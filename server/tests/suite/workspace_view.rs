@@ -4,24 +4,11 @@
 //! confined (`..`, absolute paths, links leading outside, dangling ones),
 //! binaries and link targets are never sent, big answers are cut.
 
-use crate::common;
+use crate::common::{self, git};
 
 use common::{client::Api, Harness, Reply};
 use serde_json::{json, Value};
-use std::{os::unix::fs::symlink, path::Path, process::Command};
-
-/// Test setup git (trusted: the test made the repository).
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.com"])
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-    String::from_utf8(out.stdout).unwrap()
-}
+use std::{os::unix::fs::symlink, path::Path};
 
 fn write(dir: &Path, name: &str, contents: impl AsRef<[u8]>) {
     let path = dir.join(name);

@@ -30,23 +30,7 @@ impl TurnManager {
         thread_id: &str,
         request: StartTurn,
     ) -> Result<TurnStarted, RuntimeError> {
-        let prompt = request.prompt.trim().to_string();
-        if prompt.is_empty() {
-            return Err(RuntimeError::invalid("prompt must not be empty"));
-        }
-        let summary = request
-            .input_summary
-            .clone()
-            .filter(|s| !s.trim().is_empty())
-            .unwrap_or_else(|| truncate(&prompt, SUMMARY_CHARS));
-        self.begin(
-            thread_id,
-            TurnInput::Prompt(prompt),
-            summary,
-            Some(request),
-            None,
-        )
-        .await
+        self.prompted(thread_id, request, None).await
     }
 
     /// `start`, with `opening` recorded right after the prompt in the same
@@ -57,6 +41,15 @@ impl TurnManager {
         request: StartTurn,
         opening: Opening,
     ) -> Result<TurnStarted, RuntimeError> {
+        self.prompted(thread_id, request, Some(opening)).await
+    }
+
+    async fn prompted(
+        self: &Arc<Self>,
+        thread_id: &str,
+        request: StartTurn,
+        opening: Option<Opening>,
+    ) -> Result<TurnStarted, RuntimeError> {
         let prompt = request.prompt.trim().to_string();
         if prompt.is_empty() {
             return Err(RuntimeError::invalid("prompt must not be empty"));
@@ -66,14 +59,9 @@ impl TurnManager {
             .clone()
             .filter(|s| !s.trim().is_empty())
             .unwrap_or_else(|| truncate(&prompt, SUMMARY_CHARS));
-        self.begin(
-            thread_id,
-            TurnInput::Prompt(prompt),
-            summary,
-            Some(request),
-            Some(opening),
-        )
-        .await
+        let input = TurnInput::Prompt(prompt);
+        self.begin(thread_id, input, summary, Some(request), opening)
+            .await
     }
 
     /// Whether `request` could start a turn now (the checks `start` makes
