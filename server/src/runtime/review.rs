@@ -105,6 +105,7 @@ impl Runtime {
         let (thread_id, workspace) = self.workspace_of(thread_id).await?;
         let action_id = ids::parse(ids::ITEM, &request.action_id, "action")?.to_string();
         let _hold = self.turns.hold(&thread_id)?;
+        self.check_workspace_idle(&thread_id, &workspace).await?;
         let mut item = self.item(&action_id).await?;
         let mut conn = self.store.conn().await?;
         let turn = store::turns::get(&mut conn, &item.turn_id).await?;

@@ -51,6 +51,7 @@ impl Runtime {
     ) -> Result<Restored, RuntimeError> {
         let (thread_id, workspace) = self.workspace_of(thread_id).await?;
         let _hold = self.turns.hold(&thread_id)?;
+        self.check_workspace_idle(&thread_id, &workspace).await?;
         self.snapshots
             .restore(
                 &workspace,
@@ -166,6 +167,7 @@ impl Runtime {
     ) -> Result<Undone, RuntimeError> {
         let (thread_id, workspace) = self.workspace_of(thread_id).await?;
         let _hold = self.turns.hold(&thread_id)?;
+        self.check_workspace_idle(&thread_id, &workspace).await?;
         let turn = self.last_live_turn(&thread_id).await?;
         // Only what the turn changed goes back (everything since its start
         // when it left no post-turn snapshot); other edits stay.
@@ -244,6 +246,41 @@ impl Runtime {
                     turn.id
                 ))
             })
+    }
+
+    /// Refuses while another thread's turn runs in `workspace`: its writes
+    /// would race the restore, and the compare-and-swap would only catch a
+    /// clash after the fact. (The caller holds its own thread's slot.)
+    pub(super) async fn check_workspace_idle(
+        &self,
+        thread_id: &str,
+        workspace: &std::path::Path,
+    ) -> Result<(), RuntimeError> {
+        let others: Vec<String> = self
+            .turns
+            .running_threads()
+            .into_iter()
+            .filter(|other| other != thread_id)
+            .collect();
+        if others.is_empty() {
+            return Ok(());
+        }
+        let same = |path: &std::path::Path| {
+            std::fs::canonicalize(path).ok() == std::fs::canonicalize(workspace).ok()
+        };
+        let mut conn = self.store.conn().await?;
+        for other in others {
+            let Some(row) = store::threads::get(&mut conn, &other).await? else {
+                continue;
+            };
+            if row.workspace.as_deref().is_some_and(|w| same(w.as_ref())) {
+                return Err(RuntimeError::Conflict(format!(
+                    "thread {other} is running a turn in this workspace; \
+                     wait for it to end or interrupt it, then try again"
+                )));
+            }
+        }
+        Ok(())
     }
 
     /// The thread's id (checked) and its workspace directory.

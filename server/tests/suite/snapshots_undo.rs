@@ -498,3 +498,56 @@ async fn refusals_name_the_problem() {
         .unwrap();
     assert_eq!(response.status(), 401);
 }
+
+#[tokio::test]
+async fn no_restore_while_another_threads_turn_runs_in_the_workspace() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a.txt"), "one\n").unwrap();
+    let s = setup(dir.path()).await;
+    editing_turn(&s, "edit").await;
+    // A second thread in the same workspace waits on an approval to write.
+    let other = s
+        .api
+        .create_thread(json!({"workspace": dir.path()}))
+        .await
+        .id;
+    s.mock.push(call(
+        "write_file",
+        json!({"path": "a.txt", "content": "other\n"}),
+    ));
+    s.mock.push(Reply::text(&["ok"]));
+    let mut reader = s.api.events_from_now(&other).await;
+    s.api.start_turn(&other, json!({"prompt": "write"})).await;
+    let required = reader.payload("approval.required").await;
+
+    let pre = id_of(&snapshots(&s).await, "pre_turn");
+    let undo = s
+        .api
+        .post_empty(&format!("/v1/threads/{}/undo", s.thread))
+        .await;
+    let restore = restore(&s, &pre).await;
+    for reply in [undo, restore] {
+        assert_eq!(reply.status, 409, "{}", reply.text());
+        assert!(
+            reply
+                .text()
+                .contains(&format!("thread {other} is running a turn")),
+            "{}",
+            reply.text()
+        );
+    }
+    assert_eq!(read(dir.path(), "a.txt").as_deref(), Some("two\n"));
+
+    // Once it ends, undo works.
+    let approval = required["approval_id"].as_str().unwrap();
+    s.api
+        .try_decide_approval(approval, json!({"decision": "deny"}))
+        .await;
+    reader.until("turn.completed").await;
+    let undo = s
+        .api
+        .post_empty(&format!("/v1/threads/{}/undo", s.thread))
+        .await;
+    assert_eq!(undo.status, 200, "{}", undo.text());
+    assert_eq!(read(dir.path(), "a.txt").as_deref(), Some("one\n"));
+}

@@ -155,6 +155,15 @@ impl TurnManager {
         })
     }
 
+    /// Threads with a turn running (not merely held by an undo or restore).
+    pub(crate) fn running_threads(&self) -> Vec<String> {
+        self.lock()
+            .iter()
+            .filter(|(_, active)| active.turn_id.starts_with(crate::runtime::ids::TURN))
+            .map(|(thread, _)| thread.clone())
+            .collect()
+    }
+
     fn release(&self, thread_id: &str, turn_id: &str) {
         let mut active = self.lock();
         if active.get(thread_id).is_some_and(|a| a.turn_id == turn_id) {
