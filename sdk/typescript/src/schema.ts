@@ -2660,7 +2660,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2900,7 +2900,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3006,7 +3006,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A turn is running, the action was reverted or undone already, its turn changed nothing, or files it changed were changed since (listed in `error.conflicts`) */
+            /** @description A turn is running (on this thread or in its workspace), the action was reverted or undone already, its turn changed nothing, or files it changed were changed since (listed in `error.conflicts`) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3109,7 +3109,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3363,7 +3363,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
             409: {
                 headers: {
                     [name: string]: unknown;

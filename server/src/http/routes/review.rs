@@ -46,7 +46,7 @@ async fn apply(
     responses(
         (status = 200, description = "The action, marked reverted, and what was restored", body = ReviewReverted),
         (status = 404, description = "No such thread, or the action is not in it", body = ErrorEnvelope),
-        (status = 409, description = "A turn is running, the action was reverted or undone already, its turn \
+        (status = 409, description = "A turn is running (on this thread or in its workspace), the action was reverted or undone already, its turn \
             changed nothing, or files it changed were changed since (listed in `error.conflicts`)", body = ErrorEnvelope)))]
 async fn revert(
     State(state): State<AppState>,

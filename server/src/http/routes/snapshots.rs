@@ -35,7 +35,7 @@ pub struct SnapshotsQuery {
     pub limit: Option<u32>,
 }
 
-const CONFLICT: &str = "A turn is running on the thread, the thread has no workspace, or files the \
+const CONFLICT: &str = "A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the \
     restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); \
     nothing was changed";
 
