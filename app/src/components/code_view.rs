@@ -14,7 +14,7 @@ pub fn CodeView(content: String, language: Option<String>) -> AnyView {
             "\n"</span>
         }
     });
-    view! { <pre class="code" tabindex="0" aria-label="File content" data-test="file-content">{lines.collect_view()}</pre> }
+    view! { <pre class="source" tabindex="0" aria-label="File content" data-test="file-content">{lines.collect_view()}</pre> }
         .into_any()
 }
 

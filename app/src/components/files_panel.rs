@@ -21,8 +21,21 @@ pub fn FilesPanel() -> AnyView {
     Effect::new(move |_| {
         list.dispatch(dir.get());
     });
+    // Going into a folder replaces the button that had focus: focus goes
+    // to the panel's heading rather than being lost to the page.
+    let go = move |path: String| {
+        dir.set(path);
+        request_animation_frame(|| {
+            if let Some(heading) = document().get_element_by_id("files-title") {
+                use leptos::wasm_bindgen::JsCast;
+                if let Ok(heading) = heading.dyn_into::<leptos::web_sys::HtmlElement>() {
+                    let _ = heading.focus();
+                }
+            }
+        });
+    };
     let on_entry = Callback::new(move |entry: WorkspaceEntry| match entry.kind {
-        EntryKind::Dir => dir.set(entry.path),
+        EntryKind::Dir => go(entry.path),
         _ => {
             open.dispatch(entry.path);
         }
@@ -50,7 +63,7 @@ pub fn FilesPanel() -> AnyView {
             <h2 id="files-title" tabindex="-1">"Files"</h2>
             <nav class="crumbs" aria-label="Folder">
                 {move || crumbs(&dir.get()).into_iter().map(|(name, path)| view! {
-                    <button type="button" class="link" on:click=move |_| dir.set(path.clone())>{name}</button>
+                    <button type="button" class="link" on:click=move |_| go(path.clone())>{name}</button>
                     <span aria-hidden="true">" / "</span>
                 }).collect_view()}
             </nav>
@@ -80,21 +93,21 @@ fn entries(listing: &WorkspaceListing, on_entry: Callback<WorkspaceEntry>) -> An
         return view! { <p class="muted">"This folder is empty."</p> }.into_any();
     }
     let rows = listing.entries.iter().cloned().map(|entry| {
-        let (icon, label) = match entry.kind {
-            EntryKind::Dir => ("📁", "folder"),
-            EntryKind::File => ("📄", "file"),
-            EntryKind::Symlink => ("🔗", "link (not followed)"),
-            EntryKind::Other => ("·", "other"),
+        // No icons: emoji fonts are not everywhere; a folder ends in "/".
+        let (suffix, label) = match entry.kind {
+            EntryKind::Dir => ("/", "folder"),
+            EntryKind::File => ("", "file"),
+            EntryKind::Symlink => ("", "link (not followed)"),
+            EntryKind::Other => ("", "other"),
         };
         let size = entry.size.map(size_text);
         let openable = matches!(entry.kind, EntryKind::Dir | EntryKind::File);
         let name = entry.name.clone();
         view! {
             <li data-test="file-entry">
-                <span aria-hidden="true">{icon}" "</span>
                 {if openable {
                     view! { <button type="button" class="link" aria-label=format!("{name}, {label}")
-                        on:click=move |_| on_entry.run(entry.clone())>{name.clone()}</button> }.into_any()
+                        on:click=move |_| on_entry.run(entry.clone())>{name.clone()}{suffix}</button> }.into_any()
                 } else {
                     view! { <span>{name.clone()}" ("{label}")"</span> }.into_any()
                 }}
