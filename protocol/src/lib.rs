@@ -9,6 +9,7 @@ mod info;
 mod interaction;
 mod records;
 mod requests;
+mod review;
 mod settlements;
 mod snapshots;
 mod usage;
@@ -37,6 +38,10 @@ pub use records::{
 };
 pub use requests::{
     CompactThread, CreateThread, ListThreads, PatchThread, StartTurn, SteerTurn, UsageQuery,
+};
+pub use review::{
+    ApplyReview, RevertReview, ReviewAction, ReviewApplied, ReviewFinding, ReviewPriority,
+    ReviewReversal, ReviewReverted, MAX_FINDINGS_PER_APPLY,
 };
 pub use settlements::{
     ApprovalDecided, ApprovalDecision, DecideApproval, ToolResultAccepted, UserInputAnswered,

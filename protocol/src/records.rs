@@ -46,17 +46,25 @@ pub enum Mode {
     Plan,
     /// Everything is approved automatically.
     Yolo,
+    /// Reads and submits review findings; no writes or commands.
+    Review,
 }
 
 impl Mode {
-    pub const ALL: [Mode; 3] = [Mode::Agent, Mode::Plan, Mode::Yolo];
+    pub const ALL: [Mode; 4] = [Mode::Agent, Mode::Plan, Mode::Yolo, Mode::Review];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Mode::Agent => "agent",
             Mode::Plan => "plan",
             Mode::Yolo => "yolo",
+            Mode::Review => "review",
         }
+    }
+
+    /// Whether the agent may change the workspace at all (with approval).
+    pub fn may_change(self) -> bool {
+        matches!(self, Mode::Agent | Mode::Yolo)
     }
 
     /// A mode by its wire name; the error says which names exist.
@@ -177,6 +185,10 @@ pub enum ItemKind {
     ContextCompaction,
     Status,
     Error,
+    /// A finding submitted in review mode (`metadata.finding`).
+    ReviewFinding,
+    /// Findings being applied by its turn (`metadata.action`).
+    ReviewAction,
 }
 
 impl ItemKind {
@@ -192,6 +204,8 @@ impl ItemKind {
             Self::ContextCompaction => "context_compaction",
             Self::Status => "status",
             Self::Error => "error",
+            Self::ReviewFinding => "review_finding",
+            Self::ReviewAction => "review_action",
         }
     }
 }
@@ -206,6 +220,9 @@ pub struct TurnItemRecord {
     pub summary: String,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub detail: Option<String>,
+    /// By kind: a file change's `diff`, a command's `arguments`, a review
+    /// finding's `finding` (ReviewFinding), a review action's `action`
+    /// (ReviewAction), a tool call's bookkeeping.
     pub metadata: serde_json::Value,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub started_at: Option<String>,
@@ -222,6 +239,8 @@ impl TurnItemRecord {
         let keep = match self.kind {
             ItemKind::CommandExecution => Some("arguments"),
             ItemKind::FileChange => Some("diff"),
+            ItemKind::ReviewFinding => Some("finding"),
+            ItemKind::ReviewAction => Some("action"),
             _ => None,
         };
         self.metadata = match (keep, self.metadata.as_object_mut()) {
@@ -255,6 +274,8 @@ mod tests {
             ContextCompaction,
             Status,
             Error,
+            ReviewFinding,
+            ReviewAction,
         ] {
             assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
         }

@@ -101,6 +101,8 @@ pub enum RestoreReason {
     Undo,
     Retry,
     Edit,
+    /// A review action's files put back (`review_action_id` says which).
+    ReviewRevert,
 }
 
 /// A restore that happened: what it put back and how to take it back.
@@ -118,6 +120,9 @@ pub struct Restored {
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub snapshot: Option<SnapshotRecord>,
     pub files: Vec<RestoredFile>,
+    /// The `review_action` item reverted, when that is why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub review_action_id: Option<String>,
 }
 
 /// `POST /v1/threads/{id}/undo`.

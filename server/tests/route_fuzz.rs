@@ -9,7 +9,7 @@ use common::Harness;
 const BEARER: &str = "Bearer cwrt_test_token_0123456789abcdef";
 
 /// Route templates: `{}` is replaced by an id.
-const ROUTES: [(&str, &str); 34] = [
+const ROUTES: [(&str, &str); 36] = [
     ("GET", "/v1/threads"),
     ("POST", "/v1/threads"),
     ("GET", "/v1/threads/summary"),
@@ -38,6 +38,8 @@ const ROUTES: [(&str, &str); 34] = [
     ("POST", "/v1/threads/{}/retry"),
     ("POST", "/v1/threads/{}/edit-last-turn"),
     ("POST", "/v1/threads/{}/fork-at-user-message"),
+    ("POST", "/v1/threads/{}/review/apply"),
+    ("POST", "/v1/threads/{}/review/revert"),
     ("GET", "/v1/threads/{}/workspace/browse"),
     ("GET", "/v1/threads/{}/workspace/file"),
     ("GET", "/v1/threads/{}/workspace/diff"),

@@ -53,6 +53,7 @@ pub fn NewThread() -> impl IntoView {
                     <select bind:value=mode name="mode">
                         <option value="agent">"Agent"</option>
                         <option value="plan">"Plan (read-only)"</option>
+                        <option value="review">"Review (findings only)"</option>
                     </select>
                 </label>
                 <label>"Permissions"

@@ -352,6 +352,49 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/threads/{id}/review/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Starts a turn that applies the findings through the normal edit,
+         *     approval and snapshot path (agent mode for that turn when the thread is
+         *     in review mode); a `review_action` item opens it.
+         */
+        post: operations["applyReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/review/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Puts back the files the action's turn changed, if each is still as
+         *     that turn left it (`error.conflicts` lists those that are not; nothing
+         *     changes then). Never `git checkout`. The restore is recorded, so it can
+         *     be taken back too.
+         */
+        post: operations["revertReview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/threads/{id}/snapshots": {
         parameters: {
             query?: never;
@@ -655,6 +698,11 @@ export interface components {
         AnswerUserInput: {
             answers: components["schemas"]["Answer"][];
         };
+        /** @description `POST /v1/threads/{id}/review/apply`. */
+        ApplyReview: {
+            /** @description 1–20 ids of `review_finding` items of this thread. */
+            finding_ids: string[];
+        };
         /**
          * @description Reply to a decision. `delivered`: the waiting turn received it (false
          *     if the turn had already moved on).
@@ -783,7 +831,7 @@ export interface components {
             auto_approve?: boolean | null;
             dynamic_tools?: components["schemas"]["DynamicToolSpec"][] | null;
             /** @enum {string|null} */
-            mode?: "agent" | "plan" | "yolo" | null;
+            mode?: "agent" | "plan" | "yolo" | "review" | null;
             model?: string | null;
             model_provider?: string | null;
             system_prompt?: string | null;
@@ -1055,7 +1103,7 @@ export interface components {
             event: "item.interrupted";
         };
         /** @enum {string} */
-        ItemKind: "user_message" | "agent_message" | "agent_reasoning" | "tool_call" | "file_change" | "command_execution" | "context_compaction" | "status" | "error";
+        ItemKind: "user_message" | "agent_message" | "agent_reasoning" | "tool_call" | "file_change" | "command_execution" | "context_compaction" | "status" | "error" | "review_finding" | "review_action";
         /** @description `item.started`, `item.completed`, `item.failed`, `item.interrupted`. */
         ItemPayload: {
             item: components["schemas"]["TurnItemRecord"];
@@ -1083,7 +1131,7 @@ export interface components {
          * @description How much a thread's agent may do on its own.
          * @enum {string}
          */
-        Mode: "agent" | "plan" | "yolo";
+        Mode: "agent" | "plan" | "yolo" | "review";
         /**
          * @description A minted pairing link. `url` is the secret: it works once, until
          *     `expires_at`, and is shown only to whoever minted it.
@@ -1109,7 +1157,7 @@ export interface components {
             archived?: boolean | null;
             auto_approve?: boolean | null;
             /** @enum {string|null} */
-            mode?: "agent" | "plan" | "yolo" | null;
+            mode?: "agent" | "plan" | "yolo" | "review" | null;
             model?: string | null;
             system_prompt?: string | null;
             title?: string | null;
@@ -1155,7 +1203,7 @@ export interface components {
          * @description Why files were restored.
          * @enum {string}
          */
-        RestoreReason: "restore" | "undo" | "retry" | "edit";
+        RestoreReason: "restore" | "undo" | "retry" | "edit" | "review_revert";
         /** @description `POST /v1/threads/{id}/snapshots/restore`. */
         RestoreSnapshot: {
             snapshot_id: string;
@@ -1171,6 +1219,8 @@ export interface components {
             reason: components["schemas"]["RestoreReason"];
             /** @description The snapshot put back. */
             restored_from: string;
+            /** @description The `review_action` item reverted, when that is why. */
+            review_action_id?: string | null;
             snapshot: components["schemas"]["SnapshotRecord"] | null;
         };
         RestoredFile: {
@@ -1185,6 +1235,60 @@ export interface components {
         RetryTurn: {
             model?: string | null;
             model_provider?: string | null;
+        };
+        /** @description `POST /v1/threads/{id}/review/revert`. */
+        RevertReview: {
+            /** @description The `review_action` item's id. */
+            action_id: string;
+        };
+        /** @description What a `review_action` item records (`metadata.action`). */
+        ReviewAction: {
+            finding_ids: string[];
+            reverted: components["schemas"]["ReviewReversal"] | null;
+            /** @description The turn that applies them. */
+            turn_id: string;
+        };
+        /** @description The turn applying the findings and the `review_action` item opening it. */
+        ReviewApplied: {
+            action: components["schemas"]["TurnItemRecord"];
+            started: components["schemas"]["TurnStarted"];
+        };
+        /**
+         * @description One finding, as the agent submitted it (`metadata.finding` of a
+         *     `review_finding` item).
+         */
+        ReviewFinding: {
+            body: string;
+            /** Format: int32 */
+            end_line: number;
+            /** @description The lines as they were when the finding was submitted. */
+            original: string;
+            /** @description Workspace-relative, `/`-separated. */
+            path: string;
+            priority: components["schemas"]["ReviewPriority"];
+            /** @description The exact text to put in place of those lines, when the agent gave one. */
+            replacement: string | null;
+            /**
+             * Format: int32
+             * @description 1-based, inclusive.
+             */
+            start_line: number;
+            title: string;
+        };
+        /**
+         * @description How much a finding matters: p0 (must fix) to p3 (nit).
+         * @enum {string}
+         */
+        ReviewPriority: "p0" | "p1" | "p2" | "p3";
+        ReviewReversal: {
+            at: string;
+            /** @description The snapshot after the revert (null when nothing needed to change). */
+            snapshot_id: string | null;
+        };
+        /** @description The action (now marked reverted) and the restore that put files back. */
+        ReviewReverted: {
+            action: components["schemas"]["TurnItemRecord"];
+            restored: components["schemas"]["Restored"];
         };
         /** @description `GET /v1/runtime/info`: public, secret-free facts about this process. */
         RuntimeInfo: {
@@ -1249,7 +1353,7 @@ export interface components {
             dynamic_tools?: components["schemas"]["DynamicToolSpec"][] | null;
             input_summary?: string | null;
             /** @enum {string|null} */
-            mode?: "agent" | "plan" | "yolo" | null;
+            mode?: "agent" | "plan" | "yolo" | "review" | null;
             model?: string | null;
             /** @description A provider id from config (deepseek, openai, or a custom one). */
             model_provider?: string | null;
@@ -1539,6 +1643,11 @@ export interface components {
             ended_at: string | null;
             id: string;
             kind: components["schemas"]["ItemKind"];
+            /**
+             * @description By kind: a file change's `diff`, a command's `arguments`, a review
+             *     finding's `finding` (ReviewFinding), a review action's `action`
+             *     (ReviewAction), a tool call's bookkeeping.
+             */
             metadata: unknown;
             started_at: string | null;
             status: components["schemas"]["ItemStatus"];
@@ -2792,6 +2901,112 @@ export interface operations {
                 };
             };
             /** @description A turn is running on the thread, the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    applyReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApplyReview"];
+            };
+        };
+        responses: {
+            /** @description The action and the turn applying it */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewApplied"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread, or a finding is not in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running, the thread has no workspace or no usable model, an item is not a recorded finding, or a finding is already applied */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revertReview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RevertReview"];
+            };
+        };
+        responses: {
+            /** @description The action, marked reverted, and what was restored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReviewReverted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread, or the action is not in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running, the action was reverted or undone already, its turn changed nothing, or files it changed were changed since (listed in `error.conflicts`) */
             409: {
                 headers: {
                     [name: string]: unknown;

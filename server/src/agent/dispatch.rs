@@ -33,9 +33,19 @@ pub(super) async fn run_tool(
         json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments });
     let result = match (env, tools::approval(&call.name, &call.arguments)) {
         (Err(error), _) => Err(error.clone()),
-        (Ok(_), Some(_)) if turn.settings.mode == Mode::Plan => Err(tools::ToolError(
-            "plan mode is read-only; describe the change instead".into(),
-        )),
+        (Ok(_), Some(_)) if !turn.settings.mode.may_change() => Err(tools::ToolError(format!(
+            "{} mode is read-only; {}",
+            turn.settings.mode.as_str(),
+            match turn.settings.mode {
+                Mode::Review => "submit a finding instead",
+                _ => "describe the change instead",
+            }
+        ))),
+        (Ok(_), None) if call.name == tools::review::NAME && turn.settings.mode != Mode::Review => {
+            Err(tools::ToolError(
+                "findings are submitted in review mode only".into(),
+            ))
+        }
         (Ok(_), Some(_)) if call.name == "exec_shell" && !turn.settings.allow_shell => Err(
             tools::ToolError("shell commands are disabled for this thread".into()),
         ),

@@ -18,11 +18,23 @@ use protocol::{ItemKind, Mode, Usage};
 use serde_json::json;
 use std::sync::Arc;
 
+/// What review mode asks of the model (its tools enforce the rest).
+const REVIEW_INSTRUCTIONS: &str = "You are reviewing code in this workspace and cannot change it. \
+Read what the user asks you to review (git_diff shows uncommitted changes), then report each concrete problem \
+with submit_review_finding: the tightest line range, a priority, a one-line title, why it matters, and an exact \
+replacement for those lines when the fix is clear. Do not report style preferences. End with a short summary.";
+
 /// At most this many model calls in one turn.
 const MAX_MODEL_CALLS: usize = 64;
 
 pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
     let mut messages = conversation::messages(&turn.thread, &turn.history);
+    if turn.settings.mode == Mode::Review {
+        messages.insert(
+            0,
+            json!({ "role": "system", "content": REVIEW_INSTRUCTIONS }),
+        );
+    }
     let mut usage = Usage::default();
     if let TurnInput::Compact { reason } = &turn.input {
         let trigger = Trigger {
@@ -45,8 +57,11 @@ pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
         None => Err(tools::ToolError("this thread has no workspace".into())),
     };
     let mut specs = tools::specs().as_array().cloned().unwrap_or_default();
-    if turn.settings.mode != Mode::Plan {
+    if turn.settings.mode.may_change() {
         specs.extend(tools::mutating_specs(turn.settings.allow_shell));
+    }
+    if turn.settings.mode == Mode::Review {
+        specs.push(tools::review::spec());
     }
     specs.extend(client_calls::specs(&turn.settings.dynamic_tools));
     // The history alone may already be too long for the window.

@@ -11,6 +11,7 @@ pub mod error;
 pub mod git;
 pub mod ids;
 pub mod pending;
+mod review;
 mod rewind;
 pub mod snapshots;
 pub mod stream;

@@ -10,7 +10,12 @@
 //! are put back. Retry and edit check that their new turn could start
 //! before they undo anything.
 
-use super::{error::RuntimeError, ids, snapshots::Owner, threads, Runtime};
+use super::{
+    error::RuntimeError,
+    ids,
+    snapshots::{Owner, Scope},
+    threads, Runtime,
+};
 use crate::{
     clock,
     store::{self, NewEvent},
@@ -52,7 +57,7 @@ impl Runtime {
                 &thread_id,
                 &request.snapshot_id,
                 RestoreReason::Restore,
-                None,
+                Scope::default(),
             )
             .await
     }
@@ -174,9 +179,13 @@ impl Runtime {
                     .snapshots
                     .of_turn(&turn.id, SnapshotKind::PostTurn)
                     .await?;
-                let restore =
-                    self.snapshots
-                        .restore(&workspace, &thread_id, &pre.id, reason, post.as_ref());
+                let scope = Scope {
+                    only_changed_by: post.as_ref(),
+                    review_action_id: None,
+                };
+                let restore = self
+                    .snapshots
+                    .restore(&workspace, &thread_id, &pre.id, reason, scope);
                 Some(restore.await?)
             }
             None => None,
@@ -187,7 +196,7 @@ impl Runtime {
                 if let Some(before) = restored.as_ref().and_then(|r| r.before.as_deref()) {
                     let back = self
                         .snapshots
-                        .restore(&workspace, &thread_id, before, reason, None)
+                        .restore(&workspace, &thread_id, before, reason, Scope::default())
                         .await;
                     if let Err(back) = back {
                         tracing::error!(error = %back, "putting files back after a failed undo failed");
@@ -238,7 +247,10 @@ impl Runtime {
     }
 
     /// The thread's id (checked) and its workspace directory.
-    async fn workspace_of(&self, thread_id: &str) -> Result<(String, PathBuf), RuntimeError> {
+    pub(super) async fn workspace_of(
+        &self,
+        thread_id: &str,
+    ) -> Result<(String, PathBuf), RuntimeError> {
         let thread_id = ids::parse(ids::THREAD, thread_id, "thread")?;
         let mut conn = self.store.conn().await?;
         let thread = store::threads::get(&mut conn, thread_id)

@@ -8,6 +8,7 @@ mod git;
 mod patch;
 mod plan;
 mod read;
+pub mod review;
 mod search;
 mod shell;
 #[cfg(test)]
@@ -46,6 +47,7 @@ pub fn kind(name: &str) -> ItemKind {
     match name {
         "write_file" | "edit_file" | "apply_patch" => ItemKind::FileChange,
         "exec_shell" => ItemKind::CommandExecution,
+        review::NAME => ItemKind::ReviewFinding,
         _ => ItemKind::ToolCall,
     }
 }
@@ -236,8 +238,14 @@ pub async fn run(env: &ToolEnv, name: &str, arguments: &str) -> Result<ToolOutpu
         "git_diff" => git::diff(&workspace, &args).await.map(ToolOutput::from),
         "exec_shell" => shell::exec_shell(&workspace, &args).await,
         "update_plan" => plan::update_plan(&args),
-        "read_file" | "list_dir" | "grep_files" | "file_search" | "write_file" | "edit_file"
-        | "apply_patch" => {
+        "read_file"
+        | "list_dir"
+        | "grep_files"
+        | "file_search"
+        | "write_file"
+        | "edit_file"
+        | "apply_patch"
+        | review::NAME => {
             let name = name.to_string();
             tokio::task::spawn_blocking(move || match name.as_str() {
                 "read_file" => read::read_file(&workspace, &args).map(ToolOutput::from),
@@ -246,6 +254,7 @@ pub async fn run(env: &ToolEnv, name: &str, arguments: &str) -> Result<ToolOutpu
                 "file_search" => search::file_search(&workspace, &args).map(ToolOutput::from),
                 "write_file" => write::write_file(&workspace, &args),
                 "apply_patch" => patch::apply_patch(&workspace, &args),
+                review::NAME => review::submit(&workspace, &args),
                 _ => write::edit_file(&workspace, &args),
             })
             .await
@@ -261,6 +270,7 @@ pub fn summary(name: &str, arguments: &str) -> String {
     let detail = match name {
         "apply_patch" => patch::describe(&args).ok().map(|files| short_list(&files)),
         "update_plan" => plan::progress(&args),
+        review::NAME => return review::summary(&args).unwrap_or_else(|| name.to_string()),
         _ => None,
     };
     if let Some(detail) = detail {

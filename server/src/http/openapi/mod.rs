@@ -38,7 +38,14 @@ use utoipa_axum::router::OpenApiRouter;
         ("runtimeTokenCookie" = []),
         ("sessionCookie" = []),
     ),
-    components(schemas(protocol::ErrorEnvelope, protocol::ErrorBody, protocol::EventEnvelope)),
+    components(schemas(
+        protocol::ErrorEnvelope,
+        protocol::ErrorBody,
+        protocol::EventEnvelope,
+        // What `review_finding` and `review_action` items carry in `metadata`.
+        protocol::ReviewFinding,
+        protocol::ReviewAction,
+    )),
     tags(
         (name = "runtime", description = "Health, capabilities and this document (public)"),
         (name = "threads", description = "Threads: create, list, read, change, fork, resume"),
@@ -50,6 +57,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "usage", description = "Tokens and cost"),
         (name = "devices", description = "Phones paired with `--mobile`"),
         (name = "snapshots", description = "Workspace snapshots, restore, undo, retry, edit and fork-at-message"),
+        (name = "review", description = "Review findings applied as a turn, and reverted with a compare-and-swap"),
         (name = "workspace", description = "The workspace: browse, read files, git status, the diff against HEAD"),
     ),
 )]
@@ -103,6 +111,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::usage::router())
         .merge(routes::devices::router())
         .merge(routes::snapshots::router())
+        .merge(routes::review::router())
         .merge(routes::workspace::router())
         .split_for_parts()
 }

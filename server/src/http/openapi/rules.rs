@@ -161,6 +161,12 @@ fn request_bodies(schemas: &mut Value) {
         json!(ids::pattern(SNAPSHOT_PREFIX));
     schemas["ForkAtUserMessage"]["properties"]["item_id"]["pattern"] =
         json!(ids::pattern(ids::ITEM));
+    let finding_ids = &mut schemas["ApplyReview"]["properties"]["finding_ids"];
+    finding_ids["minItems"] = json!(1);
+    finding_ids["maxItems"] = json!(protocol::MAX_FINDINGS_PER_APPLY);
+    finding_ids["uniqueItems"] = json!(true);
+    finding_ids["items"]["pattern"] = json!(ids::pattern(ids::ITEM));
+    schemas["RevertReview"]["properties"]["action_id"]["pattern"] = json!(ids::pattern(ids::ITEM));
     for field in ["model", "model_provider"] {
         schemas["RetryTurn"]["properties"][field]["pattern"] = json!(not_blank());
     }

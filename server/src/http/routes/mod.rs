@@ -5,6 +5,7 @@ pub mod bootstrap;
 pub mod devices;
 pub mod info;
 pub mod pairing;
+pub mod review;
 pub mod snapshots;
 pub mod threads;
 pub mod tool_calls;

@@ -18,6 +18,8 @@
 
 mod restore;
 
+pub use restore::Scope;
+
 use super::{error::RuntimeError, ids};
 use crate::{
     clock,

@@ -19,21 +19,31 @@ use std::{
     path::{Path, PathBuf},
 };
 
+/// Which files a restore may touch, and what it is for.
+#[derive(Default)]
+pub struct Scope<'a> {
+    /// Just the paths that differ between the target and this later
+    /// snapshot (what a turn changed); each must still be as this snapshot
+    /// has it, not merely as the newest one does.
+    pub only_changed_by: Option<&'a SnapshotRow>,
+    /// The review action being reverted, named in the record.
+    pub review_action_id: Option<String>,
+}
+
 /// Conflicting paths named in a refusal's message (all are in `conflicts`).
 const CONFLICTS_IN_MESSAGE: usize = 5;
 
 impl Snapshots {
     /// Puts back snapshot `snapshot_id` in `workspace` (the thread's), with
-    /// the compare-and-swap described above. With `only_changed_by`, just
-    /// the paths that differ between the target and that later snapshot
-    /// (what a turn changed, for undo); other files are left as they are.
+    /// the compare-and-swap described above, within `scope` (other files
+    /// are left as they are).
     pub async fn restore(
         &self,
         workspace: &Path,
         thread_id: &str,
         snapshot_id: &str,
         reason: RestoreReason,
-        only_changed_by: Option<&SnapshotRow>,
+        scope: Scope<'_>,
     ) -> Result<Restored, RuntimeError> {
         let workspace = canonical(workspace)?;
         let target = self.get(snapshot_id).await?;
@@ -54,7 +64,7 @@ impl Snapshots {
             .ok_or_else(|| RuntimeError::Conflict("this workspace has no snapshots".into()))?;
         drop(conn);
         let mut touched = repo.changes(&now, &target.tree).await.map_err(git_failed)?;
-        if let Some(later) = only_changed_by {
+        if let Some(later) = scope.only_changed_by {
             let scope: BTreeSet<PathBuf> = repo
                 .changes(&target.tree, &later.tree)
                 .await
@@ -70,12 +80,17 @@ impl Snapshots {
             before: None,
             snapshot: None,
             files: Vec::new(),
+            review_action_id: scope.review_action_id.clone(),
         };
         if touched.is_empty() {
             return Ok(restored);
         }
+        // Compare-and-swap: each touched path as codewhale last recorded it
+        // (as the scoping snapshot has it, when there is one: a later
+        // turn's edit of the same file is a conflict, not a base).
+        let expected = scope.only_changed_by.map_or(&last.tree, |s| &s.tree);
         let changed_since: BTreeSet<PathBuf> = repo
-            .changes(&last.tree, &now)
+            .changes(expected, &now)
             .await
             .map_err(git_failed)?
             .into_iter()

@@ -13,6 +13,8 @@ mod recovery;
 mod run;
 mod start;
 
+pub use start::Opening;
+
 use super::{
     approvals::{Approvals, DEFAULT_TIMEOUT},
     client_tools::ClientTools,

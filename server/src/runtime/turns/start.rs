@@ -39,8 +39,41 @@ impl TurnManager {
             .clone()
             .filter(|s| !s.trim().is_empty())
             .unwrap_or_else(|| truncate(&prompt, SUMMARY_CHARS));
-        self.begin(thread_id, TurnInput::Prompt(prompt), summary, Some(request))
-            .await
+        self.begin(
+            thread_id,
+            TurnInput::Prompt(prompt),
+            summary,
+            Some(request),
+            None,
+        )
+        .await
+    }
+
+    /// `start`, with `opening` recorded right after the prompt in the same
+    /// transaction (a review action opens the turn that applies it).
+    pub async fn start_opened(
+        self: &Arc<Self>,
+        thread_id: &str,
+        request: StartTurn,
+        opening: Opening,
+    ) -> Result<TurnStarted, RuntimeError> {
+        let prompt = request.prompt.trim().to_string();
+        if prompt.is_empty() {
+            return Err(RuntimeError::invalid("prompt must not be empty"));
+        }
+        let summary = request
+            .input_summary
+            .clone()
+            .filter(|s| !s.trim().is_empty())
+            .unwrap_or_else(|| truncate(&prompt, SUMMARY_CHARS));
+        self.begin(
+            thread_id,
+            TurnInput::Prompt(prompt),
+            summary,
+            Some(request),
+            Some(opening),
+        )
+        .await
     }
 
     /// Whether `request` could start a turn now (the checks `start` makes
@@ -79,6 +112,7 @@ impl TurnManager {
             },
             summary,
             None,
+            None,
         )
         .await
     }
@@ -89,6 +123,7 @@ impl TurnManager {
         input: TurnInput,
         input_summary: String,
         overrides: Option<StartTurn>,
+        opening: Option<Opening>,
     ) -> Result<TurnStarted, RuntimeError> {
         let thread_id = ids::parse(ids::THREAD, thread_id, "thread")?.to_string();
         let mut thread = self.thread(&thread_id).await?;
@@ -127,7 +162,10 @@ impl TurnManager {
             steer_count: 0,
             undone_at: None,
         };
-        let written = self.write_start(&mut thread, &turn, &input, &now).await;
+        let opening = opening.map(|opening| opening.item(&turn_id, &now));
+        let written = self
+            .write_start(&mut thread, &turn, &input, opening.as_ref(), &now)
+            .await;
         if let Err(error) = written {
             self.release(&thread_id, &turn_id);
             return Err(error.into());
@@ -152,6 +190,7 @@ impl TurnManager {
         thread: &mut ThreadRow,
         turn: &TurnRecord,
         input: &TurnInput,
+        opening: Option<&TurnItemRecord>,
         now: &str,
     ) -> Result<(), StoreError> {
         let mut tx = self.store.begin_write().await?;
@@ -184,6 +223,9 @@ impl TurnManager {
         .await?;
         if let TurnInput::Prompt(prompt) = input {
             record_user_message(&mut tx, &thread.id, &turn.id, prompt).await?;
+        }
+        if let Some(item) = opening {
+            record_completed(&mut tx, &thread.id, item).await?;
         }
         // After the prompt's events, so a stream reads turn, prompt, title.
         if titled {
@@ -269,6 +311,31 @@ fn thread_settings(thread: &ThreadRecord) -> TurnSettings {
     }
 }
 
+/// An item recorded as a turn starts, after its prompt. `metadata` gets
+/// the new turn's id.
+pub struct Opening {
+    pub id: String,
+    pub kind: ItemKind,
+    pub summary: String,
+    pub metadata: Box<dyn FnOnce(&str) -> serde_json::Value + Send>,
+}
+
+impl Opening {
+    fn item(self, turn_id: &str, now: &str) -> TurnItemRecord {
+        TurnItemRecord {
+            id: self.id,
+            turn_id: turn_id.to_string(),
+            kind: self.kind,
+            status: ItemStatus::Completed,
+            summary: self.summary,
+            detail: None,
+            metadata: (self.metadata)(turn_id),
+            started_at: Some(now.to_string()),
+            ended_at: Some(now.to_string()),
+        }
+    }
+}
+
 /// A completed user_message item (the prompt of a turn, or a steer) with
 /// its item.started and item.completed events.
 pub(super) async fn record_user_message(
@@ -289,7 +356,17 @@ pub(super) async fn record_user_message(
         started_at: Some(now.clone()),
         ended_at: Some(now),
     };
-    store::turns::upsert_item(tx.conn(), thread_id, &item).await?;
+    record_completed(tx, thread_id, &item).await
+}
+
+/// A completed item, with its item.started and item.completed events.
+async fn record_completed(
+    tx: &mut WriteTx<'_>,
+    thread_id: &str,
+    item: &TurnItemRecord,
+) -> Result<(), StoreError> {
+    let turn_id = &item.turn_id;
+    store::turns::upsert_item(tx.conn(), thread_id, item).await?;
     let started = EventPayload::ItemStarted(ItemPayload { item: item.clone() });
     let completed = EventPayload::ItemCompleted(ItemPayload { item: item.clone() });
     for payload in [started, completed] {
