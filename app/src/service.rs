@@ -10,8 +10,9 @@ use crate::protocol::{
     UsageOverview, UserInputAnswered, Workbench,
 };
 use crate::protocol::{
-    EditLastTurn, ForkAtUserMessage, ForkedAt, Rerun, RestoreSnapshot, Restored, RetryTurn,
-    SnapshotRecord, Undone, WorkspaceDiff, WorkspaceFile, WorkspaceListing, WorkspacePathQuery,
+    ApplyReview, EditLastTurn, ForkAtUserMessage, ForkedAt, Rerun, RestoreSnapshot, Restored,
+    RetryTurn, RevertReview, ReviewApplied, ReviewReverted, SnapshotRecord, Undone, WorkspaceDiff,
+    WorkspaceFile, WorkspaceListing, WorkspacePathQuery,
 };
 use std::{future::Future, pin::Pin, sync::Arc};
 
@@ -58,6 +59,10 @@ pub trait RuntimeService: Send + Sync {
     fn edit_last_turn(&self, id: String, request: EditLastTurn) -> Reply<'_, Rerun>;
     fn fork_at_user_message(&self, id: String, request: ForkAtUserMessage) -> Reply<'_, ForkedAt>;
     fn restore_snapshot(&self, id: String, request: RestoreSnapshot) -> Reply<'_, Restored>;
+    /// Starts a turn applying review findings (a `review_action` opens it).
+    fn apply_review(&self, id: String, request: ApplyReview) -> Reply<'_, ReviewApplied>;
+    /// Puts back what an apply turn changed (409 on conflicts).
+    fn revert_review(&self, id: String, request: RevertReview) -> Reply<'_, ReviewReverted>;
     /// Facts the workbench shows about this server.
     fn workbench(&self) -> Workbench;
 }

@@ -72,3 +72,27 @@ pub async fn restore_files(id: String, snapshot_id: String) -> Result<p::Restore
     let request = p::RestoreSnapshot { snapshot_id };
     runtime()?.restore_snapshot(id, request).await
 }
+
+/// Applies one review finding: a turn starts (its events show the rest).
+#[server(prefix = "/api", endpoint = "review_apply")]
+pub async fn apply_finding(id: String, finding_id: String) -> Result<(), ServiceError> {
+    let request = p::ApplyReview {
+        finding_ids: vec![finding_id],
+    };
+    runtime()?.apply_review(id, request).await.map(|_| ())
+}
+
+/// Reverts an applied review action; returns the action as it now is
+/// (no event says so: the page updates its item from this).
+#[server(prefix = "/api", endpoint = "review_revert")]
+pub async fn revert_action(
+    id: String,
+    action_id: String,
+) -> Result<p::TurnItemRecord, ServiceError> {
+    let request = p::RevertReview { action_id };
+    let mut action = runtime()?.revert_review(id, request).await?.action;
+    let turn = std::mem::take(&mut action.turn_id);
+    action.trim_for_display();
+    action.turn_id = turn;
+    Ok(action)
+}

@@ -1,6 +1,6 @@
 use super::{
     receipt::{receipt, text, Disclosure},
-    MessageActions,
+    ActionCard, FindingCard, MessageActions,
 };
 use crate::{
     live::{Entry, Live},
@@ -102,6 +102,8 @@ fn item(entry: Entry, record: &TurnItemRecord, details: Disclosure) -> AnyView {
         ItemKind::Status | ItemKind::Error => view! {
             <p class="notice" class:error=kind == ItemKind::Error role="status">{text(entry, running)}</p>
         }.into_any(),
+        ItemKind::ReviewFinding => view! { <FindingCard entry /> }.into_any(),
+        ItemKind::ReviewAction => view! { <ActionCard entry /> }.into_any(),
         _ => receipt(entry, record, details),
     };
     view! { <div class="item" data-kind=kind.as_str() data-status=record.status.as_str() data-test="item">{body}</div> }

@@ -18,8 +18,9 @@ use protocol::{
     UsageOverview, UserInputAnswered, Workbench,
 };
 use protocol::{
-    EditLastTurn, ForkAtUserMessage, ForkedAt, Rerun, RestoreSnapshot, Restored, RetryTurn,
-    SnapshotRecord, Undone, WorkspaceDiff, WorkspaceFile, WorkspaceListing, WorkspacePathQuery,
+    ApplyReview, EditLastTurn, ForkAtUserMessage, ForkedAt, Rerun, RestoreSnapshot, Restored,
+    RetryTurn, RevertReview, ReviewApplied, ReviewReverted, SnapshotRecord, Undone, WorkspaceDiff,
+    WorkspaceFile, WorkspaceListing, WorkspacePathQuery,
 };
 use std::sync::Arc;
 
@@ -191,6 +192,14 @@ impl RuntimeService for WebService {
 
     fn restore_snapshot(&self, id: String, request: RestoreSnapshot) -> Reply<'_, Restored> {
         reply(async move { self.runtime.restore_snapshot(&id, request).await })
+    }
+
+    fn apply_review(&self, id: String, request: ApplyReview) -> Reply<'_, ReviewApplied> {
+        reply(async move { self.runtime.apply_review(&id, request).await })
+    }
+
+    fn revert_review(&self, id: String, request: RevertReview) -> Reply<'_, ReviewReverted> {
+        reply(async move { self.runtime.revert_review(&id, request).await })
     }
 
     fn workbench(&self) -> Workbench {
