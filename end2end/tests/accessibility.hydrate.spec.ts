@@ -85,6 +85,19 @@ for (const colorScheme of ["light", "dark"] as const) {
         await page.getByRole("button", { name: "notes.md, file" }).click();
         await expect(page.getByTestId("file-content")).toContainText("second line");
         found.push(...(await audit(page, "thread, files panel")));
+        // A review finding's card (the file is the one the first turn wrote).
+        const review = await createThread(codewhale.api, page, { mode: "review" });
+        await codewhale.mock.push(
+          toolCall("submit_review_finding", {
+            path: "notes.md", start_line: 3, end_line: 3, priority: "p0",
+            title: "Vague line", body: "Say what the second line is.", replacement: "second line, explained",
+          }),
+          text("One finding."),
+        );
+        await runTurn(codewhale.api, page, review.id, "Review notes.md");
+        await open(page, origin + `/threads/${review.id}`);
+        await expect(page.getByTestId("finding")).toBeVisible();
+        found.push(...(await audit(page, "thread with a review finding")));
         await open(page, origin + `/threads/${waiting.id}`);
         await expect(page.getByTestId("approval")).toBeVisible();
         found.push(...(await audit(page, "thread awaiting approval")));
