@@ -30,7 +30,7 @@ test("apply a finding, see a conflicting revert refused, then revert it", async 
 
   const card = page.getByTestId("finding");
   await expect(card).toContainText("P1");
-  await expect(card.getByRole("heading", { name: "Say it louder" })).toBeVisible();
+  await expect(card.getByRole("heading", { name: "Say it louder", level: 2 })).toBeVisible();
   await expect(card).toContainText("app.txt:2");
   await expect(card).toContainText("The second line should shout.");
   await expect(card.locator(".diff .del")).toHaveText("-two");

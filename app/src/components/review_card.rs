@@ -36,7 +36,7 @@ pub fn FindingCard(entry: Entry) -> AnyView {
         <article class="finding" data-test="finding" aria-label=format!("Finding: {}", finding.title)>
             <header class="finding-head">
                 <span class=format!("badge priority priority-{priority}")>{priority.to_uppercase()}</span>
-                <h3>{finding.title.clone()}</h3>
+                <h2>{finding.title.clone()}</h2>
             </header>
             <p class="mono muted">{lines}</p>
             <p class="plain">{finding.body.clone()}</p>
