@@ -9,6 +9,11 @@ use crate::protocol::{
     StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord, TurnStarted,
     UsageOverview, UserInputAnswered, Workbench,
 };
+use crate::protocol::{
+    ApplyReview, EditLastTurn, ForkAtUserMessage, ForkedAt, Rerun, RestoreSnapshot, Restored,
+    RetryTurn, RevertReview, ReviewApplied, ReviewReverted, SnapshotRecord, Undone, WorkspaceDiff,
+    WorkspaceFile, WorkspaceListing, WorkspacePathQuery,
+};
 use std::{future::Future, pin::Pin, sync::Arc};
 
 pub use crate::error::ServiceError;
@@ -41,6 +46,23 @@ pub trait RuntimeService: Send + Sync {
     /// Mints a one-time pairing link (409 when the server is not in
     /// `--mobile` mode).
     fn create_pairing(&self, request: CreatePairing) -> Reply<'_, PairingCreated>;
+    /// One directory of the thread's own workspace.
+    fn browse(&self, id: String, query: WorkspacePathQuery) -> Reply<'_, WorkspaceListing>;
+    /// One text file of the thread's workspace (bounded; binaries not read).
+    fn file(&self, id: String, query: WorkspacePathQuery) -> Reply<'_, WorkspaceFile>;
+    /// The thread's workspace against HEAD (409 when it is not a git repository).
+    fn diff(&self, id: String) -> Reply<'_, WorkspaceDiff>;
+    fn thread_snapshots(&self, id: String) -> Reply<'_, Vec<SnapshotRecord>>;
+    /// Takes the last turn back, files and conversation (409 on conflicts).
+    fn undo(&self, id: String) -> Reply<'_, Undone>;
+    fn retry(&self, id: String, request: RetryTurn) -> Reply<'_, Rerun>;
+    fn edit_last_turn(&self, id: String, request: EditLastTurn) -> Reply<'_, Rerun>;
+    fn fork_at_user_message(&self, id: String, request: ForkAtUserMessage) -> Reply<'_, ForkedAt>;
+    fn restore_snapshot(&self, id: String, request: RestoreSnapshot) -> Reply<'_, Restored>;
+    /// Starts a turn applying review findings (a `review_action` opens it).
+    fn apply_review(&self, id: String, request: ApplyReview) -> Reply<'_, ReviewApplied>;
+    /// Puts back what an apply turn changed (409 on conflicts).
+    fn revert_review(&self, id: String, request: RevertReview) -> Reply<'_, ReviewReverted>;
     /// Facts the workbench shows about this server.
     fn workbench(&self) -> Workbench;
 }

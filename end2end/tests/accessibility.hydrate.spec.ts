@@ -76,6 +76,28 @@ for (const colorScheme of ["light", "dark"] as const) {
         await open(page, origin + `/threads/${done.id}`);
         await expect(page.getByTestId("thread-title")).toHaveText("Write notes, then explain the plan");
         found.push(...(await audit(page, "thread")));
+        // The side panels: a turn's diff with its Undo button, and a file.
+        await page.getByTestId("open-changes").click();
+        await expect(page.getByTestId("turn-changes").locator(".diff")).toBeVisible();
+        await expect(page.getByTestId("working-tree")).not.toContainText("Loading");
+        found.push(...(await audit(page, "thread, changes panel")));
+        await page.getByTestId("open-files").click();
+        await page.getByRole("button", { name: "notes.md, file" }).click();
+        await expect(page.getByTestId("file-content")).toContainText("second line");
+        found.push(...(await audit(page, "thread, files panel")));
+        // A review finding's card (the file is the one the first turn wrote).
+        const review = await createThread(codewhale.api, page, { mode: "review" });
+        await codewhale.mock.push(
+          toolCall("submit_review_finding", {
+            path: "notes.md", start_line: 3, end_line: 3, priority: "p0",
+            title: "Vague line", body: "Say what the second line is.", replacement: "second line, explained",
+          }),
+          text("One finding."),
+        );
+        await runTurn(codewhale.api, page, review.id, "Review notes.md");
+        await open(page, origin + `/threads/${review.id}`);
+        await expect(page.getByTestId("finding")).toBeVisible();
+        found.push(...(await audit(page, "thread with a review finding")));
         await open(page, origin + `/threads/${waiting.id}`);
         await expect(page.getByTestId("approval")).toBeVisible();
         found.push(...(await audit(page, "thread awaiting approval")));
@@ -97,8 +119,11 @@ for (const colorScheme of ["light", "dark"] as const) {
         await open(page, mobile.origin + "/mobile");
         found.push(...(await audit(page, "mobile, not paired")));
 
-        const { json: thread } = await mobile.v1("POST", "/v1/threads", {});
-        await mobile.mock.push(text(...ANSWER));
+        const { json: thread } = await mobile.v1("POST", "/v1/threads", { mode: "yolo" });
+        await mobile.mock.push(
+          toolCall("write_file", { path: "notes.md", content: "# Notes\n" }),
+          text(...ANSWER),
+        );
         await mobile.v1("POST", `/v1/threads/${thread.id}/turns`, { prompt: "Explain the plan" });
         await mobile.pair(page);
         await expect(page.getByTestId("thread-row")).toHaveCount(1);
@@ -106,6 +131,11 @@ for (const colorScheme of ["light", "dark"] as const) {
         await open(page, mobile.origin + `/mobile/threads/${thread.id}`);
         await expect(page.getByTestId("thread-title")).toHaveText("Explain the plan");
         found.push(...(await audit(page, "mobile thread")));
+        // Changes, read-only: the diff without an Undo button.
+        await page.getByTestId("open-changes").click();
+        await expect(page.getByTestId("turn-changes").locator(".diff")).toBeVisible();
+        await expect(page.getByRole("button", { name: "Undo this turn" })).toHaveCount(0);
+        found.push(...(await audit(page, "mobile thread, changes panel")));
 
         expect(found, found.join("\n")).toEqual([]);
       });

@@ -2,11 +2,13 @@
 //! live under `/api/`, which the server's auth middleware protects; during
 //! server-side rendering they run in-process and check the viewer themselves.
 
+mod changes;
 mod devices;
 mod threads;
 mod usage;
 mod workbench;
 
+pub use changes::*;
 pub use devices::*;
 pub use threads::*;
 pub use usage::*;

@@ -31,7 +31,16 @@ pub async fn list_threads(
 pub async fn load_thread(id: String) -> Result<ThreadDetail, ServiceError> {
     let mut detail = runtime()?.thread(id).await?;
     for item in &mut detail.items {
+        // The Changes panel groups file changes by turn and the transcript
+        // marks undone turns' messages: those two kinds keep their turn.
+        let turn = std::mem::take(&mut item.turn_id);
         item.trim_for_display();
+        if matches!(
+            item.kind,
+            p::ItemKind::FileChange | p::ItemKind::UserMessage
+        ) {
+            item.turn_id = turn;
+        }
     }
     Ok(detail)
 }

@@ -61,7 +61,7 @@ fn details(kind: ItemKind, metadata: &Value) -> Option<AnyView> {
 
 /// A unified diff, lines coloured by what they do.
 #[component]
-fn Diff(diff: String) -> AnyView {
+pub(super) fn Diff(diff: String) -> AnyView {
     let lines: Vec<(String, &'static str)> = diff
         .lines()
         .map(|line| {

@@ -1,4 +1,8 @@
-use super::{Attention, Composer, ThreadHeader, Transcript};
+use super::{
+    message_actions::LastUserMessage,
+    thread_panels::{Panel, PanelToggles, SidePanel},
+    Attention, Composer, ForkNotice, ThreadHeader, Transcript,
+};
 use crate::{live::Live, protocol::ThreadDetail};
 use leptos::prelude::*;
 
@@ -9,12 +13,19 @@ use leptos::prelude::*;
 pub fn ThreadView(detail: ThreadDetail) -> impl IntoView {
     let live = Live::new(detail);
     provide_context(live);
+    LastUserMessage::provide(live);
+    let panel = RwSignal::new(None::<Panel>);
     #[cfg(feature = "hydrate")]
     follow(live);
     view! {
         <article class="thread" aria-labelledby="thread-title" data-test="thread" data-thread=move || live.thread.with(|t| t.id.clone())>
             <ThreadHeader />
-            <Transcript />
+            <PanelToggles open=panel />
+            <ForkNotice />
+            <div class="thread-main" class:panel-open=move || panel.get().is_some()>
+                <Transcript />
+                <SidePanel open=panel />
+            </div>
             <Attention />
             <Composer />
         </article>

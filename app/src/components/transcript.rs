@@ -1,4 +1,7 @@
-use super::receipt::{receipt, text, Disclosure};
+use super::{
+    receipt::{receipt, text, Disclosure},
+    ActionCard, FindingCard, MessageActions,
+};
 use crate::{
     live::{Entry, Live},
     markdown,
@@ -85,7 +88,10 @@ fn item(entry: Entry, record: &TurnItemRecord, details: Disclosure) -> AnyView {
     let kind = record.kind;
     let running = record.status == ItemStatus::InProgress;
     let body = match kind {
-        ItemKind::UserMessage => view! { <div class="bubble user"><p class="plain">{text(entry, running)}</p></div> }.into_any(),
+        ItemKind::UserMessage => view! {
+            <div class="bubble user"><p class="plain">{text(entry, running)}</p></div>
+            <MessageActions entry />
+        }.into_any(),
         ItemKind::AgentMessage => view! { <div class="bubble agent">{message(entry, running)}</div> }.into_any(),
         ItemKind::AgentReasoning => view! {
             <details class="reasoning" node_ref=details.0 open=details.1><summary>"Reasoning"</summary><p class="plain">{text(entry, running)}</p></details>
@@ -96,6 +102,8 @@ fn item(entry: Entry, record: &TurnItemRecord, details: Disclosure) -> AnyView {
         ItemKind::Status | ItemKind::Error => view! {
             <p class="notice" class:error=kind == ItemKind::Error role="status">{text(entry, running)}</p>
         }.into_any(),
+        ItemKind::ReviewFinding => view! { <FindingCard entry /> }.into_any(),
+        ItemKind::ReviewAction => view! { <ActionCard entry /> }.into_any(),
         _ => receipt(entry, record, details),
     };
     view! { <div class="item" data-kind=kind.as_str() data-status=record.status.as_str() data-test="item">{body}</div> }

@@ -17,6 +17,11 @@ use protocol::{
     StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord, TurnStarted,
     UsageOverview, UserInputAnswered, Workbench,
 };
+use protocol::{
+    ApplyReview, EditLastTurn, ForkAtUserMessage, ForkedAt, Rerun, RestoreSnapshot, Restored,
+    RetryTurn, RevertReview, ReviewApplied, ReviewReverted, SnapshotRecord, Undone, WorkspaceDiff,
+    WorkspaceFile, WorkspaceListing, WorkspacePathQuery,
+};
 use std::sync::Arc;
 
 pub struct WebService {
@@ -151,6 +156,50 @@ impl RuntimeService for WebService {
         let created =
             PairingLinks::create(self.pairing.as_deref(), &self.runtime, by_computer, request);
         reply(async move { created })
+    }
+
+    fn browse(&self, id: String, query: WorkspacePathQuery) -> Reply<'_, WorkspaceListing> {
+        reply(async move { self.runtime.browse_thread_workspace(&id, query).await })
+    }
+
+    fn file(&self, id: String, query: WorkspacePathQuery) -> Reply<'_, WorkspaceFile> {
+        reply(async move { self.runtime.read_thread_file(&id, query).await })
+    }
+
+    fn diff(&self, id: String) -> Reply<'_, WorkspaceDiff> {
+        reply(async move { self.runtime.thread_diff(&id).await })
+    }
+
+    fn thread_snapshots(&self, id: String) -> Reply<'_, Vec<SnapshotRecord>> {
+        reply(async move { self.runtime.thread_snapshots(&id, Some(100)).await })
+    }
+
+    fn undo(&self, id: String) -> Reply<'_, Undone> {
+        reply(async move { self.runtime.undo(&id).await })
+    }
+
+    fn retry(&self, id: String, request: RetryTurn) -> Reply<'_, Rerun> {
+        reply(async move { self.runtime.retry(&id, request).await })
+    }
+
+    fn edit_last_turn(&self, id: String, request: EditLastTurn) -> Reply<'_, Rerun> {
+        reply(async move { self.runtime.edit_last_turn(&id, request).await })
+    }
+
+    fn fork_at_user_message(&self, id: String, request: ForkAtUserMessage) -> Reply<'_, ForkedAt> {
+        reply(async move { self.runtime.fork_at_user_message(&id, request).await })
+    }
+
+    fn restore_snapshot(&self, id: String, request: RestoreSnapshot) -> Reply<'_, Restored> {
+        reply(async move { self.runtime.restore_snapshot(&id, request).await })
+    }
+
+    fn apply_review(&self, id: String, request: ApplyReview) -> Reply<'_, ReviewApplied> {
+        reply(async move { self.runtime.apply_review(&id, request).await })
+    }
+
+    fn revert_review(&self, id: String, request: RevertReview) -> Reply<'_, ReviewReverted> {
+        reply(async move { self.runtime.revert_review(&id, request).await })
     }
 
     fn workbench(&self) -> Workbench {

@@ -315,3 +315,64 @@ async fn failed_server_functions_answer_with_their_status_and_message() {
         .await;
     assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text());
 }
+
+/// The Changes and Files panels' server functions (`app/src/api/changes.rs`)
+/// get the edge's rules like every other: no credentials is a 401 before
+/// they run, and a path out of the workspace is refused as `/v1` refuses it.
+#[tokio::test]
+async fn the_rewind_and_workspace_server_functions_hold_the_same_rules() {
+    let endpoints = [
+        ("/api/workspace_browse", "id=thr_00ff00ff"),
+        ("/api/workspace_file", "id=thr_00ff00ff&path=a"),
+        ("/api/workspace_diff", "id=thr_00ff00ff"),
+        ("/api/thread_snapshots", "id=thr_00ff00ff"),
+        ("/api/undo", "id=thr_00ff00ff"),
+        ("/api/retry", "id=thr_00ff00ff"),
+        ("/api/edit_last_turn", "id=thr_00ff00ff&prompt=x"),
+        (
+            "/api/fork_at_user_message",
+            "id=thr_00ff00ff&item_id=item_0",
+        ),
+        (
+            "/api/restore_snapshot",
+            "id=thr_00ff00ff&snapshot_id=snap_0",
+        ),
+    ];
+    let visitor = Harness::new().await;
+    let h = Harness::app_server().await;
+    for (path, body) in endpoints {
+        let reply = visitor.request("POST", path, &[FORM], body).await;
+        assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{path}");
+        let signed = h.request("POST", path, &[FORM, ("authorization", BEARER)], body);
+        let reply = signed.await;
+        // The runtime's own refusal of an unknown thread (retry and edit
+        // look for the last prompt first: 409 "no turn to undo").
+        assert!(
+            matches!(reply.status.as_u16(), 404 | 409),
+            "{path}: {} {}",
+            reply.status,
+            reply.text()
+        );
+    }
+    let auth = [
+        ("authorization", BEARER),
+        ("content-type", "application/json"),
+    ];
+    let thread = h.request("POST", "/v1/threads", &auth, "{}").await;
+    let id = thread.json()["id"].as_str().unwrap().to_string();
+    let escape = format!("id={id}&path=..%2F..%2Fetc%2Fpasswd");
+    let reply = h
+        .request("POST", "/api/workspace_file", &[FORM, auth[0]], escape)
+        .await;
+    let v1 = h
+        .request(
+            "GET",
+            &format!("/v1/threads/{id}/workspace/file?path=../../etc/passwd"),
+            &auth[..1],
+            "",
+        )
+        .await;
+    assert!(reply.status.is_client_error(), "{}", reply.text());
+    assert_eq!(reply.status, v1.status, "{}", reply.text());
+    assert!(!reply.text().contains("root:"));
+}
