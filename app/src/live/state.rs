@@ -176,8 +176,8 @@ impl Live {
             | E::TurnSteered
             | E::TurnInterruptRequested
             | E::ApprovalTimeout
-            | E::SnapshotCreated
-            | E::WorkspaceRestored => {}
+            | E::SnapshotCreated => {}
+            E::WorkspaceRestored => self.mark_reverted(&event.created_at, payload),
         }
         Applied::Fresh
     }
@@ -213,6 +213,30 @@ impl Live {
             Some(entry) => entry.update(item),
             None => self.items.update(|items| items.push(Entry::new(item))),
         }
+    }
+
+    /// A review action's revert shows on its card at once: the runtime
+    /// marks the item just after this event, with no event of its own.
+    fn mark_reverted(&self, at: &str, payload: &Value) {
+        let restored = &payload["restored"];
+        let Some(action_id) = restored["review_action_id"].as_str() else {
+            return;
+        };
+        let entry = self.items.with_untracked(|items| {
+            items
+                .iter()
+                .find(|e| e.id.with_value(|id| id == action_id))
+                .copied()
+        });
+        let Some(entry) = entry else {
+            return;
+        };
+        entry.record.update(|record| {
+            if let Some(action) = record.metadata.get_mut("action") {
+                action["reverted"] =
+                    serde_json::json!({ "at": at, "snapshot_id": restored["snapshot"]["id"] });
+            }
+        });
     }
 
     fn append(&self, item_id: Option<&str>, payload: &Value) {
@@ -375,5 +399,27 @@ mod tests {
             json!({"approval_id": "appr_1", "decision": "allow"}),
         ));
         assert_eq!(live.approvals.with_untracked(Vec::len), 0);
+    }
+
+    #[test]
+    fn a_revert_marks_its_review_action() {
+        let owner = Owner::new();
+        owner.set();
+        let mut first = detail();
+        first.items = vec![serde_json::from_value(json!({"id": "item_a", "turn_id": "turn_1",
+            "kind": "review_action", "status": "completed", "summary": "", "detail": null,
+            "metadata": {"action": {"finding_ids": ["item_f"], "turn_id": "turn_1", "reverted": null}},
+            "started_at": null, "ended_at": null}))
+        .unwrap()];
+        let live = Live::new(first);
+        let restored = json!({"restored": {"reason": "review_revert", "restored_from": "snap_1",
+            "before": "snap_2", "snapshot": {"id": "snap_3"}, "files": [], "review_action_id": "item_a"}});
+        live.apply(&event(11, 10, "workspace.restored", None, restored));
+        let action = live
+            .items
+            .with_untracked(|items| items[0].record.get_untracked().review_action())
+            .unwrap();
+        let reverted = action.reverted.expect("marked reverted");
+        assert_eq!(reverted.snapshot_id.as_deref(), Some("snap_3"));
     }
 }

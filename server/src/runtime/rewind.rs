@@ -231,7 +231,9 @@ impl Runtime {
 
     /// The user's prompt of the newest turn not undone.
     async fn last_prompt(&self, thread_id: &str) -> Result<String, RuntimeError> {
-        let thread_id = ids::parse(ids::THREAD, thread_id, "thread")?;
+        // An unknown thread is a 404 before "no turn to undo" is a 409.
+        let (thread_id, _) = self.workspace_of(thread_id).await?;
+        let thread_id = thread_id.as_str();
         let turn = self.last_live_turn(thread_id).await?;
         let mut conn = self.store.conn().await?;
         let items = store::turns::items_by_thread(&mut conn, thread_id).await?;

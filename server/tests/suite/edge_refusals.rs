@@ -345,12 +345,11 @@ async fn the_rewind_and_workspace_server_functions_hold_the_same_rules() {
         assert_eq!(reply.status, StatusCode::UNAUTHORIZED, "{path}");
         let signed = h.request("POST", path, &[FORM, ("authorization", BEARER)], body);
         let reply = signed.await;
-        // The runtime's own refusal of an unknown thread (retry and edit
-        // look for the last prompt first: 409 "no turn to undo").
-        assert!(
-            matches!(reply.status.as_u16(), 404 | 409),
-            "{path}: {} {}",
+        // The runtime's own refusal of an unknown thread.
+        assert_eq!(
             reply.status,
+            StatusCode::NOT_FOUND,
+            "{path}: {}",
             reply.text()
         );
     }
