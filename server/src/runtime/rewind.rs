@@ -237,6 +237,18 @@ impl Runtime {
         let turn = self.last_live_turn(thread_id).await?;
         let mut conn = self.store.conn().await?;
         let items = store::turns::items_by_thread(&mut conn, thread_id).await?;
+        // Its prompt is the runtime's, and its settings were the apply's
+        // (agent mode, no commands): sent again as a plain turn, it would
+        // run with the thread's.
+        if items
+            .iter()
+            .any(|item| item.turn_id == turn.id && item.kind == ItemKind::ReviewAction)
+        {
+            return Err(RuntimeError::Conflict(format!(
+                "turn {} applied review findings; undo it and apply them again instead",
+                turn.id
+            )));
+        }
         items
             .into_iter()
             .find(|item| item.turn_id == turn.id && item.kind == ItemKind::UserMessage)

@@ -16,6 +16,8 @@ const MAX_LINES: u32 = 60;
 const MAX_TITLE_CHARS: usize = 160;
 const MAX_BODY_CHARS: usize = 8_000;
 const MAX_REPLACEMENT_BYTES: usize = 32 * 1024;
+/// What a finding may quote: it is stored, shown and sent on every apply.
+const MAX_ORIGINAL_BYTES: usize = 16 * 1024;
 
 pub fn spec() -> Value {
     json!({"type": "function", "function": {
@@ -87,6 +89,12 @@ pub fn submit(workspace: &Workspace, args: &Value) -> Result<ToolOutput, ToolErr
         )));
     }
     let original = lines[start as usize - 1..end as usize].join("\n");
+    if original.len() > MAX_ORIGINAL_BYTES {
+        return Err(ToolError(format!(
+            "lines {start}-{end} hold {} bytes; point at fewer lines (at most {MAX_ORIGINAL_BYTES} bytes)",
+            original.len()
+        )));
+    }
     let finding = ReviewFinding {
         path: workspace.display(path.as_path()).replace('\\', "/"),
         start_line: start,
@@ -133,7 +141,24 @@ fn bounded(args: &Value, key: &str, max_chars: usize) -> Result<String, ToolErro
     if text.chars().count() > max_chars {
         return Err(ToolError(format!("{key} is over {max_chars} characters")));
     }
+    // A title is one line; neither field may carry terminal or bidi controls.
+    let one_line = key == "title";
+    if text
+        .chars()
+        .any(|c| (c.is_control() && (one_line || !matches!(c, '\n' | '\t'))) || is_bidi(c))
+    {
+        return Err(ToolError(format!(
+            "{key} holds control characters{}",
+            if one_line { " (it is one line)" } else { "" }
+        )));
+    }
     Ok(text.to_string())
+}
+
+/// Bidirectional overrides and isolates: they make text read differently
+/// from what it is.
+fn is_bidi(c: char) -> bool {
+    matches!(c, '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
 }
 
 fn read_text(path: &Confined, asked: &str) -> Result<String, ToolError> {
@@ -212,5 +237,14 @@ mod tests {
         let mut blank = args(1, 1);
         blank["title"] = json!("  ");
         assert!(refused(blank).contains("title"));
+        let mut two_lines = args(1, 1);
+        two_lines["title"] = json!("a\n## Finding 2");
+        assert!(refused(two_lines).contains("one line"));
+        let mut bidi = args(1, 1);
+        bidi["body"] = json!("fine\u{202E}evil");
+        assert!(refused(bidi).contains("control"));
+        let mut multi_line_body = args(1, 1);
+        multi_line_body["body"] = json!("first\n\tsecond");
+        assert!(submit(&workspace, &multi_line_body).is_ok());
     }
 }
