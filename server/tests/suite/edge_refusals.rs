@@ -337,6 +337,8 @@ async fn the_rewind_and_workspace_server_functions_hold_the_same_rules() {
             "/api/restore_snapshot",
             "id=thr_00ff00ff&snapshot_id=snap_0",
         ),
+        ("/api/review_apply", "id=thr_00ff00ff&finding_id=item_0"),
+        ("/api/review_revert", "id=thr_00ff00ff&action_id=item_0"),
     ];
     let visitor = Harness::new().await;
     let h = Harness::app_server().await;
