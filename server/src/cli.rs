@@ -28,6 +28,31 @@ pub enum Command {
     Pair(PairArgs),
     /// Print the OpenAPI 3.1 document of this build's runtime API (what GET /v1/openapi.json serves).
     Openapi(OpenapiArgs),
+    /// Speak the Agent Client Protocol over stdio, for editors such as Zed (same as `serve --acp`).
+    Acp(AcpArgs),
+    /// Check this installation: config, provider, storage, sandbox (`--json` for machines).
+    Doctor(DoctorArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct AcpArgs {
+    /// The workspace new sessions fall back to when the editor gives no cwd
+    /// (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// Print one JSON object (schema: docs/doctor.schema.json) instead of the report.
+    #[arg(long)]
+    pub json: bool,
+    /// Do not contact the provider.
+    #[arg(long)]
+    pub offline: bool,
+    /// The workspace to report on (default: the current directory).
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -137,8 +162,29 @@ pub struct WebArgs {
 
 /// Flags shared by `app-server` and `serve`.
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("transport").required(true).args(["http", "mobile"]).multiple(true)))]
+#[command(group(clap::ArgGroup::new("transport").required(true).args(["http", "mobile", "stdio", "acp", "mcp"]).multiple(true)))]
 pub struct HttpArgs {
+    /// Speak JSON-RPC 2.0 (newline-delimited) on stdin/stdout instead of listening:
+    /// the control transport for a local supervisor.
+    #[arg(long, conflicts_with_all = ["http", "mobile", "acp", "mcp"])]
+    pub stdio: bool,
+
+    /// Speak the Agent Client Protocol on stdin/stdout, for editors (same as `codewhale acp`).
+    #[arg(long, conflicts_with_all = ["http", "mobile", "mcp"])]
+    pub acp: bool,
+
+    /// Serve the workspace's read-only tools as an MCP server on stdin/stdout.
+    #[arg(long, conflicts_with_all = ["http", "mobile"])]
+    pub mcp: bool,
+
+    /// The workspace of --mcp and --acp (and the default one of --stdio); default: the current directory.
+    #[arg(long, value_name = "DIR")]
+    pub workspace: Option<std::path::PathBuf>,
+
+    /// With --mcp: also offer `codewhale_run`, which runs an agent turn in the workspace.
+    #[arg(long, requires = "mcp")]
+    pub allow_agent: bool,
+
     /// Serve the HTTP/SSE runtime API on loopback.
     #[arg(long)]
     pub http: bool,
@@ -200,7 +246,29 @@ pub enum TlsMode {
     SelfSigned,
 }
 
+/// What `app-server`/`serve` runs, from its flags.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Transport {
+    /// HTTP/SSE (with `--mobile`, also the phone page).
+    Http,
+    Stdio,
+    Acp,
+    Mcp,
+}
+
 impl HttpArgs {
+    pub fn transport(&self) -> Transport {
+        if self.stdio {
+            Transport::Stdio
+        } else if self.acp {
+            Transport::Acp
+        } else if self.mcp {
+            Transport::Mcp
+        } else {
+            Transport::Http
+        }
+    }
+
     /// `--workers`, clamped to 1–8: the async runtime's worker threads.
     pub fn worker_threads(&self) -> usize {
         self.workers.clamp(1, 8) as usize
@@ -270,5 +338,31 @@ mod tests {
         assert!(Cli::try_parse_from(["codewhale", "app-server"]).is_err());
         assert!(Cli::try_parse_from(["codewhale", "app-server", "--http"]).is_ok());
         assert!(Cli::try_parse_from(["codewhale", "serve", "--http", "--insecure"]).is_ok());
+    }
+
+    #[test]
+    fn stdio_transports_stand_alone() {
+        let parse = |args: &[&str]| {
+            Cli::try_parse_from(args).map(|cli| match cli.command {
+                Command::AppServer(a) => a.http.transport(),
+                Command::Serve(a) => a.http.transport(),
+                _ => unreachable!(),
+            })
+        };
+        assert_eq!(
+            parse(&["codewhale", "app-server", "--stdio"]).ok(),
+            Some(Transport::Stdio)
+        );
+        assert_eq!(
+            parse(&["codewhale", "serve", "--acp"]).ok(),
+            Some(Transport::Acp)
+        );
+        assert_eq!(
+            parse(&["codewhale", "serve", "--mcp", "--allow-agent"]).ok(),
+            Some(Transport::Mcp)
+        );
+        assert!(parse(&["codewhale", "app-server", "--stdio", "--http"]).is_err());
+        assert!(parse(&["codewhale", "serve", "--acp", "--mcp"]).is_err());
+        assert!(parse(&["codewhale", "serve", "--http", "--allow-agent"]).is_err());
     }
 }

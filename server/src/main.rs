@@ -3,7 +3,7 @@
 use clap::Parser;
 use codewhale::{
     cli,
-    commands::{app_server, exec, openapi, pair, web},
+    commands::{acp, app_server, doctor, exec, mcp_server, openapi, pair, stdio, web},
 };
 use std::process::ExitCode;
 
@@ -30,8 +30,10 @@ fn main() -> ExitCode {
 async fn run(cli: cli::Cli) -> ExitCode {
     let outcome = match cli.command {
         cli::Command::Web(args) => web::run(args).await,
-        cli::Command::AppServer(args) => app_server::run(args.http, args.insecure_no_auth).await,
-        cli::Command::Serve(args) => app_server::run(args.http, args.insecure).await,
+        cli::Command::AppServer(args) => serve(args.http, args.insecure_no_auth).await,
+        cli::Command::Serve(args) => serve(args.http, args.insecure).await,
+        cli::Command::Acp(args) => acp::run(args.workspace).await,
+        cli::Command::Doctor(args) => doctor::run(args).await,
         cli::Command::Pair(args) => pair::run(args).await,
         cli::Command::Openapi(args) => openapi::run(args),
         cli::Command::Exec(args) => match exec::run(args).await {
@@ -45,6 +47,16 @@ async fn run(cli: cli::Cli) -> ExitCode {
             eprintln!("codewhale: {error}");
             error.exit_code()
         }
+    }
+}
+
+/// `app-server` and `serve`: HTTP, or one of the stdio protocols.
+async fn serve(args: cli::HttpArgs, insecure: bool) -> Result<(), codewhale::error::RunError> {
+    match args.transport() {
+        cli::Transport::Http => app_server::run(args, insecure).await,
+        cli::Transport::Stdio => stdio::run(args.workspace).await,
+        cli::Transport::Acp => acp::run(args.workspace).await,
+        cli::Transport::Mcp => mcp_server::run(args.workspace, args.allow_agent).await,
     }
 }
 

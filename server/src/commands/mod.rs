@@ -1,11 +1,15 @@
 //! The subcommands that run something: each reads flags and config, builds
 //! one `Runtime` and hands it to its transport.
 
+pub mod acp;
 pub mod app_server;
+pub mod doctor;
 pub mod exec;
+pub mod mcp_server;
 pub mod mobile;
 pub mod openapi;
 pub mod pair;
+pub mod stdio;
 pub mod web;
 
 use crate::{

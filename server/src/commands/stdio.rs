@@ -1,0 +1,10 @@
+//! `codewhale app-server --stdio`: the JSON-RPC 2.0 control transport.
+
+use crate::error::RunError;
+
+pub async fn run(workspace: Option<std::path::PathBuf>) -> Result<(), RunError> {
+    let _ = workspace;
+    Err(RunError::Config(
+        "this transport is being built (issue 15)".into(),
+    ))
+}
