@@ -182,7 +182,8 @@ pub struct HttpArgs {
     pub workspace: Option<std::path::PathBuf>,
 
     /// With --mcp: also offer `codewhale_run`, which runs an agent turn in the workspace.
-    #[arg(long, requires = "mcp")]
+    // `requires = "mcp"` is always met by a flag's default `false`.
+    #[arg(long, conflicts_with_all = ["http", "mobile", "stdio", "acp"])]
     pub allow_agent: bool,
 
     /// Serve the HTTP/SSE runtime API on loopback.

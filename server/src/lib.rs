@@ -21,6 +21,7 @@ pub mod config;
 pub mod error;
 pub mod home;
 pub mod http;
+pub mod jsonrpc;
 pub mod pricing;
 pub mod provider;
 pub mod random;

@@ -19,7 +19,14 @@ fn main() -> ExitCode {
         _ => &mut builder,
     };
     match builder.enable_all().build() {
-        Ok(runtime) => runtime.block_on(run(cli)),
+        Ok(runtime) => {
+            let code = runtime.block_on(run(cli));
+            // Everything a command owns is finished when `run` returns; a
+            // blocking read of stdin (the stdio transports) would otherwise
+            // keep the process alive until the client closes its end.
+            runtime.shutdown_background();
+            code
+        }
         Err(error) => {
             eprintln!("codewhale: cannot start the async runtime: {error}");
             ExitCode::FAILURE
@@ -65,8 +72,12 @@ async fn serve(args: cli::HttpArgs, insecure: bool) -> Result<(), codewhale::err
 fn init_tracing() {
     use tracing_subscriber::EnvFilter;
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
+    // Colour only for a person: an editor or supervisor reading stderr of
+    // a stdio transport gets plain lines.
+    use std::io::IsTerminal;
     tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::stderr().is_terminal())
         .with_writer(std::io::stderr)
         .init();
 }

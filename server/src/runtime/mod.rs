@@ -130,6 +130,23 @@ impl Runtime {
         self.shutdown.send_replace(true);
     }
 
+    /// Interrupts every turn this process runs and waits until they have
+    /// ended (at most the grace an engine gets, then a little): what a
+    /// transport does before it exits. Returns how many it interrupted.
+    pub async fn interrupt_all(&self) -> usize {
+        let running = self.turns.running_turns();
+        for (thread_id, turn_id) in &running {
+            // A turn that ended meanwhile refuses (409): nothing to do.
+            let _ = self.interrupt_turn(thread_id, turn_id).await;
+        }
+        let deadline =
+            tokio::time::Instant::now() + turns::INTERRUPT_GRACE + Duration::from_secs(1);
+        while !self.turns.running_threads().is_empty() && tokio::time::Instant::now() < deadline {
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        running.len()
+    }
+
     /// Closes the store once callers are done with it.
     pub async fn close(&self) {
         self.store.close().await;

@@ -9,6 +9,7 @@ pub mod snapshots;
 pub mod threads;
 pub mod turns;
 pub mod usage;
+mod watch;
 
 pub use events::{NewEvent, StoredEvent};
 pub use threads::{ArchiveScope, ThreadRow};
@@ -43,6 +44,8 @@ pub enum StoreError {
 
 /// A committed event, announced to live subscribers. Only a wake-up: the
 /// subscriber reads the event itself from the store, from its own cursor.
+/// Events this process commits are announced at commit; those of other
+/// processes sharing the store when `watch` sees them (and ours again).
 #[derive(Clone, Debug)]
 pub struct Committed {
     pub thread_id: Arc<str>,
@@ -80,6 +83,7 @@ impl Store {
         migrate(&pool, &shown).await?;
         let writer = Mutex::new(SeqAllocator::load(&pool).await?);
         let (live, _) = broadcast::channel(4096);
+        watch::spawn(pool.clone(), live.downgrade()).await?;
         Ok(Self { pool, writer, live })
     }
 
@@ -99,8 +103,10 @@ impl Store {
     /// Starts the one write transaction that may run at a time.
     pub async fn begin_write(&self) -> Result<WriteTx<'_>, StoreError> {
         let mut seqs = self.writer.lock().await;
-        seqs.ensure_reserved(&self.pool).await?;
-        let tx = self.pool.begin().await?;
+        // IMMEDIATE: the write lock from the start, so no other process
+        // commits between numbering and commit (seq.rs says why).
+        let mut tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+        seqs.claim(&mut tx).await?;
         Ok(WriteTx {
             tx,
             seqs,

@@ -1,10 +1,16 @@
 //! The global event sequence. Numbers are handed out from memory inside a
-//! block whose upper bound was committed beforehand, so a number is never
-//! reused: not after a rolled-back append (memory moves on) and not after a
-//! crash (the next process starts above the committed bound).
+//! reserved block, so a number is never reused: not after a rolled-back
+//! append (memory moves on) and not after a crash (the next process starts
+//! above the committed bound).
+//!
+//! Several processes may share one store (`codewhale web` and an `acp` or
+//! `--stdio` process). Readers follow a thread by `seq > cursor`, so numbers
+//! must rise in commit order across all of them: every write transaction
+//! starts `IMMEDIATE` (holding SQLite's write lock until commit) and first
+//! moves past the newest committed seq, whoever wrote it.
 
 use super::StoreError;
-use sqlx::SqlitePool;
+use sqlx::{SqliteConnection, SqlitePool};
 
 const BLOCK: i64 = 65_536;
 /// Room guaranteed to every write transaction.
@@ -33,16 +39,26 @@ impl SeqAllocator {
         })
     }
 
-    /// Makes sure the next MAX_APPENDS_PER_WRITE numbers are covered by a
-    /// committed reservation (committed on its own, before use).
-    pub async fn ensure_reserved(&mut self, pool: &SqlitePool) -> Result<(), StoreError> {
+    /// Called first in a write transaction that holds the write lock: moves
+    /// past what other processes committed, and makes sure the next
+    /// MAX_APPENDS_PER_WRITE numbers are reserved (the reservation commits
+    /// with the transaction; numbers of one that rolls back were never seen).
+    pub async fn claim(&mut self, conn: &mut SqliteConnection) -> Result<(), StoreError> {
+        let newest: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events")
+            .fetch_one(&mut *conn)
+            .await?;
+        self.next = self.next.max(newest.unwrap_or(0) + 1);
         if self.next + MAX_APPENDS_PER_WRITE <= self.reserved_through {
             return Ok(());
         }
-        let through = self.next + BLOCK;
+        let committed: i64 =
+            sqlx::query_scalar("SELECT reserved_through FROM seq_reservation WHERE id = 1")
+                .fetch_one(&mut *conn)
+                .await?;
+        let through = committed.max(self.next) + BLOCK;
         sqlx::query("UPDATE seq_reservation SET reserved_through = ?1 WHERE id = 1")
             .bind(through)
-            .execute(pool)
+            .execute(&mut *conn)
             .await?;
         self.reserved_through = through;
         Ok(())

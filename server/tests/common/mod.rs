@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod client;
+pub mod process;
 pub mod scripted;
 
 pub use client::{Api, Events};

@@ -4,37 +4,8 @@
 
 use crate::common;
 
-use common::{codewhale_in, Api};
+use common::{codewhale_in, process::start, Api};
 use serde_json::{json, Value};
-use std::{
-    io::{BufRead, BufReader},
-    process::{Child, Command},
-};
-
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(mut command: Command) -> Server {
-    let mut child = command.spawn().unwrap();
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().unwrap())
-        .read_line(&mut line)
-        .unwrap();
-    assert!(line.starts_with("http://127.0.0.1:"), "{line:?}");
-    Server {
-        child,
-        base: line.trim().to_string(),
-    }
-}
 
 /// A client that sends no credentials of its own.
 fn client() -> reqwest::Client {

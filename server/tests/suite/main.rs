@@ -31,6 +31,7 @@ mod review;
 mod route_fuzz;
 mod served_bytes;
 mod snapshots_undo;
+mod stdio;
 mod store;
 mod thread_titles;
 mod threads_api;

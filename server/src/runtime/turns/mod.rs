@@ -157,10 +157,18 @@ impl TurnManager {
 
     /// Threads with a turn running (not merely held by an undo or restore).
     pub(crate) fn running_threads(&self) -> Vec<String> {
+        self.running_turns()
+            .into_iter()
+            .map(|(thread, _)| thread)
+            .collect()
+    }
+
+    /// (thread id, turn id) of every turn running in this process.
+    pub(crate) fn running_turns(&self) -> Vec<(String, String)> {
         self.lock()
             .iter()
             .filter(|(_, active)| active.turn_id.starts_with(crate::runtime::ids::TURN))
-            .map(|(thread, _)| thread.clone())
+            .map(|(thread, active)| (thread.clone(), active.turn_id.clone()))
             .collect()
     }
 

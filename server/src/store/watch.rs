@@ -1,0 +1,58 @@
+//! Wake-ups for events other processes commit to this store (a `codewhale
+//! web` and an editor's `codewhale acp` sharing `$CODEWHALE_HOME`): one
+//! cheap indexed poll per interval for the whole process, not per
+//! subscriber. Subscribers re-read from their own cursor, so a wake-up for
+//! an event they already have costs a comparison.
+
+use super::{Committed, StoreError};
+use sqlx::SqlitePool;
+use std::{sync::Arc, time::Duration};
+use tokio::sync::broadcast::WeakSender;
+
+const INTERVAL: Duration = Duration::from_millis(200);
+const BATCH: i64 = 1_000;
+
+/// Starts the watcher from the newest event now stored. It ends when the
+/// store is dropped or closed.
+pub async fn spawn(pool: SqlitePool, live: WeakSender<Committed>) -> Result<(), StoreError> {
+    let newest: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events")
+        .fetch_one(&pool)
+        .await?;
+    let mut seen = newest.unwrap_or(0);
+    tokio::spawn(async move {
+        let mut tick = tokio::time::interval(INTERVAL);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+        loop {
+            tick.tick().await;
+            let Some(live) = live.upgrade() else { return };
+            if pool.is_closed() {
+                return;
+            }
+            let rows: Vec<(i64, String)> = match sqlx::query_as(
+                "SELECT seq, thread_id FROM events WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+            )
+            .bind(seen)
+            .bind(BATCH)
+            .fetch_all(&pool)
+            .await
+            {
+                Ok(rows) => rows,
+                Err(_) if pool.is_closed() => return,
+                Err(error) => {
+                    tracing::warn!(%error, "watching the store for other processes' events failed");
+                    continue;
+                }
+            };
+            for (seq, thread_id) in rows {
+                seen = seq;
+                if live.receiver_count() > 0 {
+                    let _ = live.send(Committed {
+                        thread_id: Arc::from(thread_id),
+                        seq,
+                    });
+                }
+            }
+        }
+    });
+    Ok(())
+}
