@@ -85,6 +85,8 @@ impl Runtime {
                 .with_wait_timeout(options.wait_timeout),
         );
         let recovered = turns.recover().await?;
+        // Decisions taken by another process sharing this store.
+        turns.approvals().settle_forwarded();
         let (shutdown, stopped) = watch::channel(false);
         if recovered > 0 {
             tracing::warn!(

@@ -155,6 +155,11 @@ impl<A: Send + 'static> PendingSet<A> {
         }
     }
 
+    /// The ids of every request pending here.
+    pub async fn ids(&self) -> Vec<String> {
+        self.entries.lock().await.keys().cloned().collect()
+    }
+
     /// Takes the settlement of `id`, or `None` when it is not pending (or
     /// another settlement holds it and will remove it).
     pub async fn claim(&self, id: &str) -> Option<Claim<A>> {

@@ -4,6 +4,7 @@
 
 pub mod devices;
 pub mod events;
+pub mod forwarded;
 mod seq;
 pub mod snapshots;
 pub mod threads;

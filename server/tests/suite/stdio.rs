@@ -422,3 +422,80 @@ async fn run_seq(peer: &mut Peer, thread_id: &str) -> i64 {
         .as_i64()
         .unwrap()
 }
+
+/// An approval a stdio turn waits on, decided through the HTTP server of
+/// another process on the same store (as a browser would): the owner
+/// settles it once, and the turn goes on.
+#[tokio::test]
+async fn another_process_can_decide_an_approval_this_one_waits_on() {
+    let (home, mock) = home_with_mock().await;
+    let workspace = tempfile::tempdir().unwrap();
+    mock.push(tool_call(
+        "write_file",
+        json!({"path": "y.txt", "content": "approved elsewhere\n"}),
+    ));
+    mock.push(Reply::text(&["Done."]));
+    let mut peer = Peer::start(home.path(), workspace.path());
+    let thread = peer.ok("thread/create", json!({})).await;
+    let thread_id = thread["id"].as_str().unwrap().to_string();
+    peer.ok("thread/subscribe", json!({"thread_id": thread_id}))
+        .await;
+    let mut http = codewhale_in(home.path());
+    http.args(["app-server", "--http", "--port", "0"])
+        .env("CODEWHALE_RUNTIME_TOKEN", common::TOKEN);
+    let server = common::process::start(http);
+    let client = common::api_client();
+
+    peer.ok(
+        "thread/start",
+        json!({"thread_id": thread_id, "prompt": "write y"}),
+    )
+    .await;
+    let required = peer.events_until("approval.required").await;
+    let approval_id = required.last().unwrap()["payload"]["approval_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let unknown = client
+        .post(format!("{}/v1/approvals/apr_0123456789abcdef", server.base))
+        .json(&json!({"decision": "allow"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), 404);
+    let decided = client
+        .post(format!("{}/v1/approvals/{approval_id}", server.base))
+        .json(&json!({"decision": "allow"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(decided.status(), 200);
+    let decided: Value = decided.json().await.unwrap();
+    assert_eq!(
+        (decided["decision"].clone(), decided["delivered"].clone()),
+        (json!("allow"), json!(true))
+    );
+    let rest = peer.events_until("turn.completed").await;
+    let decisions: Vec<&Value> = rest
+        .iter()
+        .filter(|e| e["event"] == "approval.decided")
+        .collect();
+    assert_eq!(decisions.len(), 1, "settled once, by the owner");
+    assert_eq!(
+        rest.last().unwrap()["payload"]["turn"]["status"],
+        "completed"
+    );
+    assert_eq!(
+        std::fs::read_to_string(workspace.path().join("y.txt")).unwrap(),
+        "approved elsewhere\n"
+    );
+    // Settled: a second decision finds nothing pending anywhere.
+    let again = client
+        .post(format!("{}/v1/approvals/{approval_id}", server.base))
+        .json(&json!({"decision": "deny"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(again.status(), 404);
+    peer.shut_down().await;
+}

@@ -21,6 +21,8 @@ use std::{sync::Arc, time::Duration};
 
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(300);
 
+mod forward;
+
 /// The engine's name for a client's answer (the wire type).
 pub use protocol::ApprovalDecision as Decision;
 
@@ -126,10 +128,9 @@ impl Approvals {
         decision: Decision,
         remember: bool,
     ) -> Result<ApprovalDecided, RuntimeError> {
-        let claim =
-            self.pending.claim(approval_id).await.ok_or_else(|| {
-                RuntimeError::NotFound(format!("no pending approval {approval_id}"))
-            })?;
+        let Some(claim) = self.pending.claim(approval_id).await else {
+            return forward::decide(self.pending.store(), approval_id, decision, remember).await;
+        };
         let (thread_id, turn_id) = (&claim.waiting().thread_id, &claim.waiting().turn_id);
         let mut tx = self.pending.store().begin_write().await?;
         tx.append(event(
@@ -164,6 +165,32 @@ impl Approvals {
             decision,
             delivered,
         })
+    }
+
+    /// Settles decisions another process took for approvals waiting here
+    /// (`forward.rs`), until the runtime is dropped. Costs nothing while
+    /// nothing waits.
+    pub fn settle_forwarded(self: &Arc<Self>) {
+        let approvals = Arc::downgrade(self);
+        tokio::spawn(async move {
+            let mut tick = tokio::time::interval(forward::POLL);
+            loop {
+                tick.tick().await;
+                let Some(approvals) = approvals.upgrade() else {
+                    return;
+                };
+                let waiting = approvals.pending.ids().await;
+                if waiting.is_empty() {
+                    continue;
+                }
+                let store = approvals.pending.store().clone();
+                for (id, decision, remember) in forward::taken_for(&store, &waiting).await {
+                    if let Err(error) = approvals.settle(&id, decision, remember).await {
+                        tracing::warn!(%error, approval_id = %id, "a forwarded decision could not be settled");
+                    }
+                }
+            }
+        });
     }
 
     /// The thread's auto_approve as stored now (false if unreadable).
