@@ -132,12 +132,11 @@ pub async fn gather(home: &Path, workspace: &Path, offline: bool) -> Report {
             (config.default_provider.clone().unwrap_or_default(), String::new(), None, key)
         }
     };
-    let reachability = if offline {
+    let mut reachability = if offline {
         probe::skipped(&base_url)
     } else {
         probe::check(&base_url).await
     };
-    let mut reachability = reachability;
     reachability.url = redact_url(&reachability.url);
     let memory = home.join("memory.md");
     Report {
