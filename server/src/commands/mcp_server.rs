@@ -29,7 +29,12 @@ pub async fn run(workspace: Option<PathBuf>, allow_agent: bool) -> Result<(), Ru
         let config = Config::load(&home)?;
         // Nobody can answer an approval over MCP: waiting zero seconds
         // denies every write and command at once, as `exec` does.
-        let options = runtime_options(home, &config, workspace.root().to_path_buf(), Duration::ZERO);
+        let options = runtime_options(
+            home,
+            &config,
+            workspace.root().to_path_buf(),
+            Duration::ZERO,
+        );
         Some(Arc::new(Runtime::open(options).await?))
     } else {
         None

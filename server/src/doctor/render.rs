@@ -45,10 +45,21 @@ pub fn text(report: &Report, colour: bool) -> String {
     line(config_mark, "config", config_value);
     line(Mark::Ok, "workspace", report.workspace.clone());
     let provider = &report.provider;
-    line(Mark::Ok, "provider", format!("{} at {}", provider.id, report.base_url));
-    let model = report.default_text_model.clone().unwrap_or_else(|| "none".into());
     line(
-        if report.default_text_model.is_some() { Mark::Ok } else { Mark::Warn },
+        Mark::Ok,
+        "provider",
+        format!("{} at {}", provider.id, report.base_url),
+    );
+    let model = report
+        .default_text_model
+        .clone()
+        .unwrap_or_else(|| "none".into());
+    line(
+        if report.default_text_model.is_some() {
+            Mark::Ok
+        } else {
+            Mark::Warn
+        },
         "default model",
         model,
     );
@@ -68,8 +79,15 @@ pub fn text(report: &Report, colour: bool) -> String {
         "skipped" => Mark::Off,
         _ => Mark::Warn,
     };
-    let elapsed = reach.elapsed_ms.map(|ms| format!(" in {ms} ms")).unwrap_or_default();
-    line(mark, "reachability", format!("{}: {}{elapsed}", reach.status, reach.detail));
+    let elapsed = reach
+        .elapsed_ms
+        .map(|ms| format!(" in {ms} ms"))
+        .unwrap_or_default();
+    line(
+        mark,
+        "reachability",
+        format!("{}: {}{elapsed}", reach.status, reach.detail),
+    );
     let memory = &report.memory;
     line(
         Mark::Off,
@@ -77,7 +95,11 @@ pub fn text(report: &Report, colour: bool) -> String {
         format!(
             "off in this version ({} {})",
             memory.path,
-            if memory.file_present { "exists" } else { "absent" }
+            if memory.file_present {
+                "exists"
+            } else {
+                "absent"
+            }
         ),
     );
     let mcp = &report.mcp;
@@ -86,11 +108,23 @@ pub fn text(report: &Report, colour: bool) -> String {
         (None, true) => format!(
             "{} server(s) configured, not started: {}",
             mcp.servers.len(),
-            mcp.servers.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+            mcp.servers
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
         ),
         (None, false) => format!("no configuration ({})", mcp.config_path),
     };
-    line(if mcp.error.is_some() { Mark::Warn } else { Mark::Off }, "MCP servers", mcp_value);
+    line(
+        if mcp.error.is_some() {
+            Mark::Warn
+        } else {
+            Mark::Off
+        },
+        "MCP servers",
+        mcp_value,
+    );
     let skills = &report.skills;
     for (label, place) in [
         ("skills (home)", &skills.global),
@@ -109,7 +143,15 @@ pub fn text(report: &Report, colour: bool) -> String {
         Some(kind) if sandbox.available => kind.clone(),
         _ => format!("none ({})", sandbox.detail),
     };
-    line(if sandbox.available { Mark::Ok } else { Mark::Warn }, "sandbox", value);
+    line(
+        if sandbox.available {
+            Mark::Ok
+        } else {
+            Mark::Warn
+        },
+        "sandbox",
+        value,
+    );
     let storage = &report.storage;
     line(presence(&storage.home), "home", describe(&storage.home));
     let store = &storage.store;
@@ -122,13 +164,19 @@ pub fn text(report: &Report, colour: bool) -> String {
                 "{} ({}, schema {} of {})",
                 store.path,
                 bytes(store.bytes.unwrap_or(0)),
-                version.map(|v| v.to_string()).unwrap_or_else(|| "none".into()),
+                version
+                    .map(|v| v.to_string())
+                    .unwrap_or_else(|| "none".into()),
                 store.expected_schema_version
             ),
         ),
     };
     line(mark, "store", value);
-    line(presence(&storage.snapshots), "snapshots", describe(&storage.snapshots));
+    line(
+        presence(&storage.snapshots),
+        "snapshots",
+        describe(&storage.snapshots),
+    );
     line(presence(&storage.tls), "tls", describe(&storage.tls));
     out
 }

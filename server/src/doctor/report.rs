@@ -129,7 +129,12 @@ pub async fn gather(home: &Path, workspace: &Path, offline: bool) -> Report {
                 source: "missing",
                 variable: None,
             };
-            (config.default_provider.clone().unwrap_or_default(), String::new(), None, key)
+            (
+                config.default_provider.clone().unwrap_or_default(),
+                String::new(),
+                None,
+                key,
+            )
         }
     };
     let mut reachability = if offline {
@@ -183,11 +188,12 @@ fn config_problem(path: &Path, error: crate::error::RunError) -> String {
         Err(e) => {
             let line = e
                 .span()
-                .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+                .and_then(|span| text.get(..span.start))
+                .map(|before| before.matches('\n').count() + 1);
             let message = redact_quoted(e.message());
             match line {
-                Some(line) => format!("{}: line {line}: {message}", path.display()),
-                None => format!("{}: {message}", path.display()),
+                Some(line) => format!("line {line}: {message}"),
+                None => message,
             }
         }
         // Parsed, but a rule failed (numbers only, no secrets).
@@ -255,7 +261,8 @@ fn mcp(home: &Path) -> Mcp {
                     name: name.clone(),
                     enabled,
                     status: "not_checked",
-                    detail: "configured; this version has no MCP client, so it is never started".into(),
+                    detail: "configured; this version has no MCP client, so it is never started"
+                        .into(),
                 });
             }
         }

@@ -137,10 +137,12 @@ async fn schema_version(path: &Path) -> Result<Option<i64>, String> {
     .await
     .map_err(|e| format!("cannot read the store: {e}"))?;
     let version = match table {
-        Some(_) => sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1")
-            .fetch_one(&mut conn)
-            .await
-            .map_err(|e| format!("cannot read the store's migrations: {e}"))?,
+        Some(_) => {
+            sqlx::query_scalar("SELECT MAX(version) FROM _sqlx_migrations WHERE success = 1")
+                .fetch_one(&mut conn)
+                .await
+                .map_err(|e| format!("cannot read the store's migrations: {e}"))?
+        }
         None => None,
     };
     let _ = conn.close().await;

@@ -125,7 +125,10 @@ async fn turn(
         let turn = &envelope["payload"]["turn"];
         if turn["id"] == turn_id.as_str() {
             let text = |v: &Value| v.as_str().map(str::to_string);
-            break (text(&turn["status"]).unwrap_or_default(), text(&turn["error"]));
+            break (
+                text(&turn["status"]).unwrap_or_default(),
+                text(&turn["error"]),
+            );
         }
     };
     let answer = final_answer(runtime, &thread_id, &turn_id).await;

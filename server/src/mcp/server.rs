@@ -92,7 +92,10 @@ impl ServerHandler for McpServer {
             .map_err(|e| McpError::invalid_params(format!("{name}: {e}"), None))?;
         if name == agent_run::NAME {
             let Some(runtime) = &self.agent else {
-                return Err(McpError::invalid_params("codewhale_run is not offered", None));
+                return Err(McpError::invalid_params(
+                    "codewhale_run is not offered",
+                    None,
+                ));
             };
             let text = |key: &str| arguments.get(key).and_then(Value::as_str);
             let result = agent_run::run(

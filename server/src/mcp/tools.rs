@@ -113,9 +113,7 @@ mod tests {
         let read = list().remove(0);
         let schema = read.input_schema.as_ref();
         assert!(check_arguments(schema, &object(json!({"path": "a"}))).is_ok());
-        assert!(
-            check_arguments(schema, &object(json!({"path": "a", "start_line": 2}))).is_ok()
-        );
+        assert!(check_arguments(schema, &object(json!({"path": "a", "start_line": 2}))).is_ok());
         let missing = check_arguments(schema, &object(json!({}))).unwrap_err();
         assert!(missing.contains("\"path\""), "{missing}");
         assert!(check_arguments(schema, &object(json!({"path": 3}))).is_err());

@@ -136,7 +136,10 @@ impl Providers {
             base_url: p.base_url.trim_end_matches('/').to_string(),
             api_key_env: p.api_key_env.clone(),
             key_set: p.api_key_env.is_some() && usable(p),
-            default_model: p.default_model.clone().or_else(|| p.models.first().cloned()),
+            default_model: p
+                .default_model
+                .clone()
+                .or_else(|| p.models.first().cloned()),
             id,
         })
     }

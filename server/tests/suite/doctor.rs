@@ -28,7 +28,12 @@ fn doctor(home: &Path, workspace: &Path, args: &[&str], env: &[(&str, &str)]) ->
         .arg(workspace)
         .env("HOME", workspace)
         .env("RUST_LOG", "debug");
-    for name in ["DEEPSEEK_API_KEY", "OPENAI_API_KEY", "DEEPSEEK_BASE_URL", "OPENAI_BASE_URL"] {
+    for name in [
+        "DEEPSEEK_API_KEY",
+        "OPENAI_API_KEY",
+        "DEEPSEEK_BASE_URL",
+        "OPENAI_BASE_URL",
+    ] {
         command.env_remove(name);
     }
     for (name, value) in env {
@@ -85,14 +90,22 @@ fn validate(schema: &Value, value: &Value, at: &str, errors: &mut Vec<String>) {
             errors.push(format!("{at}: {value} is not {constant}"));
         }
     }
-    if let (Some(min), Some(n)) = (schema.get("minimum").and_then(Value::as_f64), value.as_f64()) {
+    if let (Some(min), Some(n)) = (
+        schema.get("minimum").and_then(Value::as_f64),
+        value.as_f64(),
+    ) {
         if n < min {
             errors.push(format!("{at}: {n} < {min}"));
         }
     }
     if let Some(object) = value.as_object() {
         let properties = schema.get("properties").and_then(Value::as_object);
-        for key in schema.get("required").and_then(Value::as_array).into_iter().flatten() {
+        for key in schema
+            .get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
             if !object.contains_key(key.as_str().unwrap_or_default()) {
                 errors.push(format!("{at}: missing {key}"));
             }
@@ -199,8 +212,16 @@ fn planted_keys_never_appear_in_any_output() {
     for run in runs.iter().chain(&env_runs).chain(&pasted_runs) {
         assert_eq!(run.code, Some(0), "{}", run.stderr);
         for key in [ENV_KEY, CONFIG_KEY, "sk-planted"] {
-            assert!(!run.stdout.contains(key), "stdout shows a key:\n{}", run.stdout);
-            assert!(!run.stderr.contains(key), "stderr shows a key:\n{}", run.stderr);
+            assert!(
+                !run.stdout.contains(key),
+                "stdout shows a key:\n{}",
+                run.stdout
+            );
+            assert!(
+                !run.stderr.contains(key),
+                "stderr shows a key:\n{}",
+                run.stderr
+            );
         }
     }
 }
@@ -218,7 +239,10 @@ async fn reachability_is_ok_for_a_live_provider_unreachable_for_a_dead_port_and_
     let dead_home = tempfile::tempdir().unwrap();
     mock_config(dead_home.path(), &dead, None);
     let (live, dead_run, offline) = tokio::task::spawn_blocking({
-        let (l, d) = (live_home.path().to_path_buf(), dead_home.path().to_path_buf());
+        let (l, d) = (
+            live_home.path().to_path_buf(),
+            dead_home.path().to_path_buf(),
+        );
         move || {
             (
                 doctor(&l, &l, &["--json"], &[]),
@@ -240,10 +264,16 @@ async fn reachability_is_ok_for_a_live_provider_unreachable_for_a_dead_port_and_
     assert_eq!(live["api_key"]["source"], "not_required");
     let dead_report = json(&dead_run);
     assert_valid(&dead_report);
-    assert_eq!(dead_report["provider"]["reachability"]["status"], "unreachable");
+    assert_eq!(
+        dead_report["provider"]["reachability"]["status"],
+        "unreachable"
+    );
     let offline = json(&offline);
     assert_eq!(offline["provider"]["reachability"]["status"], "skipped");
-    assert_eq!(offline["provider"]["reachability"]["http_status"], Value::Null);
+    assert_eq!(
+        offline["provider"]["reachability"]["http_status"],
+        Value::Null
+    );
     // The readable report says the same.
     let text = tokio::task::spawn_blocking({
         let l = live_home.path().to_path_buf();
@@ -253,7 +283,11 @@ async fn reachability_is_ok_for_a_live_provider_unreachable_for_a_dead_port_and_
     .unwrap();
     assert!(text.stdout.contains("reachability"), "{}", text.stdout);
     assert!(text.stdout.contains("ok: answered HTTP"), "{}", text.stdout);
-    assert!(!text.stdout.contains('\x1b'), "colour on a pipe:\n{}", text.stdout);
+    assert!(
+        !text.stdout.contains('\x1b'),
+        "colour on a pipe:\n{}",
+        text.stdout
+    );
 }
 
 #[tokio::test]
