@@ -120,11 +120,18 @@ pub async fn store(home: &Path) -> StoreFacts {
 }
 
 /// Read-only, never created: a missing table is "no version", not a
-/// reason to migrate.
+/// reason to migrate. A read-only connection to a WAL database still
+/// creates `-wal` and `-shm` (and cannot remove them), so a store closed
+/// cleanly (no `-wal`: everything is in the main file) is opened
+/// `immutable`, which creates nothing; one in use is read through its WAL.
 async fn schema_version(path: &Path) -> Result<Option<i64>, String> {
+    let mut wal = path.as_os_str().to_owned();
+    wal.push("-wal");
+    let in_use = Path::new(&wal).exists();
     let options = SqliteConnectOptions::new()
         .filename(path)
         .read_only(true)
+        .immutable(!in_use)
         .create_if_missing(false)
         .disable_statement_logging();
     let mut conn = SqliteConnection::connect_with(&options)
