@@ -5,15 +5,20 @@ use crate::error::RunError;
 use std::path::PathBuf;
 
 pub fn resolve() -> Result<PathBuf, RunError> {
-    let home = match std::env::var_os("CODEWHALE_HOME").filter(|v| !v.is_empty()) {
-        Some(dir) => PathBuf::from(dir),
+    let home = path()?;
+    create_private_dir(&home)?;
+    Ok(home)
+}
+
+/// Where the home is, without creating it (`doctor` only looks).
+pub fn path() -> Result<PathBuf, RunError> {
+    match std::env::var_os("CODEWHALE_HOME").filter(|v| !v.is_empty()) {
+        Some(dir) => Ok(PathBuf::from(dir)),
         None => std::env::var_os("HOME")
             .filter(|v| !v.is_empty())
             .map(|home| PathBuf::from(home).join(".codewhale"))
-            .ok_or_else(|| RunError::Config("set CODEWHALE_HOME or HOME".into()))?,
-    };
-    create_private_dir(&home)?;
-    Ok(home)
+            .ok_or_else(|| RunError::Config("set CODEWHALE_HOME or HOME".into())),
+    }
 }
 
 /// Creates the directory readable by this user only: it holds transcripts.

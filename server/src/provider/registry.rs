@@ -51,6 +51,16 @@ impl std::fmt::Debug for ResolvedProvider {
     }
 }
 
+/// What `Providers::default_summary` tells.
+#[derive(Clone, Debug)]
+pub struct ProviderSummary {
+    pub id: String,
+    pub base_url: String,
+    pub api_key_env: Option<String>,
+    pub key_set: bool,
+    pub default_model: Option<String>,
+}
+
 #[derive(Clone, Debug)]
 pub struct Providers {
     providers: BTreeMap<String, Provider>,
@@ -107,6 +117,31 @@ impl Providers {
                 key_env: p.api_key_env.clone(),
             })
             .collect()
+    }
+
+    /// The provider a thread naming none would use (as `resolve` picks it),
+    /// described for `doctor`: never the key, only whether it is set.
+    pub fn default_summary(&self) -> Option<ProviderSummary> {
+        let id = match &self.default {
+            Some(id) => id.clone(),
+            None => self
+                .providers
+                .iter()
+                .find(|(_, p)| usable(p))
+                .map(|(id, _)| id.clone())
+                .unwrap_or_else(|| "deepseek".into()),
+        };
+        let p = self.providers.get(&id)?;
+        Some(ProviderSummary {
+            base_url: p.base_url.trim_end_matches('/').to_string(),
+            api_key_env: p.api_key_env.clone(),
+            key_set: p.api_key_env.is_some() && usable(p),
+            default_model: p
+                .default_model
+                .clone()
+                .or_else(|| p.models.first().cloned()),
+            id,
+        })
     }
 
     /// The environment variables that hold provider keys.

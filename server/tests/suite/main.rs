@@ -19,6 +19,7 @@ mod agent_writes;
 mod app_server_cli;
 mod cli;
 mod contract_findings;
+mod doctor;
 mod edge_refusals;
 mod event_stream;
 mod exec_cli;
