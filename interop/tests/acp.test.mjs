@@ -162,7 +162,8 @@ test("initialize, session/new and a prompt that streams its answer and ends the 
 
     // Bad params are a JSON-RPC error, not a crash.
     await assert.rejects(ctx.request("session/new", { cwd: "relative/dir", mcpServers: [] }), (e) => e.code === -32602);
-    await assert.rejects(ctx.request("session/prompt", { sessionId: "thr_missing", prompt: [{ type: "text", text: "x" }] }), (e) => e.code === -32002);
+    await assert.rejects(ctx.request("session/prompt", { sessionId: "thr_0123456789abcdef", prompt: [{ type: "text", text: "x" }] }), (e) => e.code === -32002);
+    await assert.rejects(ctx.request("session/prompt", { sessionId: "../etc", prompt: [{ type: "text", text: "x" }] }), (e) => e.code === -32602);
   });
 });
 
@@ -297,6 +298,6 @@ test("set_mode, set_config_option, list, and load replaying the history in order
     const resumed = await ctx.request("session/resume", { sessionId, cwd: env.workspace, mcpServers: [] });
     assert.equal(resumed.modes.currentModeId, "plan");
     assert.deepEqual(await ctx.request("session/close", { sessionId }), {});
-    await assert.rejects(ctx.request("session/load", { sessionId: "thr_nope", cwd: env.workspace, mcpServers: [] }), (e) => e.code === -32002);
+    await assert.rejects(ctx.request("session/load", { sessionId: "thr_00000000deadbeef", cwd: env.workspace, mcpServers: [] }), (e) => e.code === -32002);
   });
 });
