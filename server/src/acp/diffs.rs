@@ -105,8 +105,14 @@ mod tests {
         let patch = "diff --git a/a b/a\n--- /dev/null\n+++ b/a\n@@ -0,0 +1 @@\n+x\ndiff --git a/b b/b\n--- a/b\n+++ /dev/null\n@@ -1 +0,0 @@\n-y\n";
         let files = parse(patch);
         assert_eq!(files.len(), 2);
-        assert_eq!((files[0].path.as_str(), files[0].old_text.as_deref()), ("a", None));
-        assert_eq!((files[1].path.as_str(), files[1].new_text.as_str()), ("b", ""));
+        assert_eq!(
+            (files[0].path.as_str(), files[0].old_text.as_deref()),
+            ("a", None)
+        );
+        assert_eq!(
+            (files[1].path.as_str(), files[1].new_text.as_str()),
+            ("b", "")
+        );
         assert_eq!(files[1].old_text.as_deref(), Some("y\n"));
     }
 

@@ -54,8 +54,14 @@ impl Asks {
         payload: &Value,
         mut tool_call: Value,
     ) {
-        let approval_id = payload["approval_id"].as_str().unwrap_or_default().to_string();
-        let tool = payload["tool_name"].as_str().unwrap_or_default().to_string();
+        let approval_id = payload["approval_id"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
+        let tool = payload["tool_name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_string();
         let rejected = acp
             .with(session_id, |s| s.rejected.contains(&tool))
             .unwrap_or(false);
@@ -111,7 +117,10 @@ impl Asks {
 fn chosen(response: &RequestPermissionResponse) -> String {
     let outcome = serde_json::to_value(&response.outcome).unwrap_or_default();
     match outcome["outcome"].as_str() {
-        Some("selected") => outcome["optionId"].as_str().unwrap_or("reject_once").to_string(),
+        Some("selected") => outcome["optionId"]
+            .as_str()
+            .unwrap_or("reject_once")
+            .to_string(),
         _ => "reject_once".to_string(),
     }
 }

@@ -5,8 +5,7 @@
 //! `cancelled`, not an error.
 
 use super::{
-    invalid, permissions::Asks, rpc_error, session::notify, session::Acp, updates::Mapper,
-    wire,
+    invalid, permissions::Asks, rpc_error, session::notify, session::Acp, updates::Mapper, wire,
 };
 use crate::runtime::stream::Cursor;
 use agent_client_protocol::{
@@ -29,7 +28,12 @@ impl Acp {
         let id = request.session_id.0.to_string();
         self.attach(&id).await?;
         let prompt = prompt_text(&request.prompt)?;
-        let since = self.runtime.thread(&id).await.map_err(rpc_error)?.latest_seq;
+        let since = self
+            .runtime
+            .thread(&id)
+            .await
+            .map_err(rpc_error)?
+            .latest_seq;
         let cursor = Cursor {
             since_seq: since,
             replay_limit: None,
@@ -92,7 +96,9 @@ impl Acp {
                 EventName::ApprovalRequired => {
                     let call = match &tool {
                         Some(item) => mapper.tool_call(item, "pending"),
-                        None => json!({ "toolCallId": payload["approval_id"], "title": payload["description"] }),
+                        None => {
+                            json!({ "toolCallId": payload["approval_id"], "title": payload["description"] })
+                        }
                     };
                     asks.ask(&self, &cx, &id, payload, call);
                 }
@@ -105,7 +111,9 @@ impl Acp {
         };
         self.with(&id, |s| s.turn = None);
         let Some(turn) = turn else {
-            return Err(Error::internal_error().data(json!({ "message": "the event stream ended" })));
+            return Err(
+                Error::internal_error().data(json!({ "message": "the event stream ended" }))
+            );
         };
         let status: Option<TurnStatus> = serde_json::from_value(turn["status"].clone()).ok();
         let stop = match (status, finish.as_deref()) {
@@ -156,7 +164,9 @@ fn prompt_text(blocks: &[ContentBlock]) -> Result<String, Error> {
                 let resource = &block["resource"];
                 let uri = resource["uri"].as_str().unwrap_or_default();
                 match resource["text"].as_str() {
-                    Some(text) => parts.push(format!("<context uri=\"{uri}\">\n{text}\n</context>")),
+                    Some(text) => {
+                        parts.push(format!("<context uri=\"{uri}\">\n{text}\n</context>"))
+                    }
                     None => parts.push(format!("[binary resource {uri} omitted]")),
                 }
             }

@@ -11,9 +11,9 @@ use agent_client_protocol::{
         schema::{
             ClientCapabilities, CloseSessionRequest, CloseSessionResponse, ListSessionsRequest,
             ListSessionsResponse, LoadSessionRequest, LoadSessionResponse, NewSessionRequest,
-            NewSessionResponse, ResumeSessionRequest, ResumeSessionResponse,
-            SessionNotification, SetSessionConfigOptionRequest, SetSessionConfigOptionResponse,
-            SetSessionModeRequest, SetSessionModeResponse,
+            NewSessionResponse, ResumeSessionRequest, ResumeSessionResponse, SessionNotification,
+            SetSessionConfigOptionRequest, SetSessionConfigOptionResponse, SetSessionModeRequest,
+            SetSessionModeResponse,
         },
         ConnectionTo,
     },
@@ -29,9 +29,21 @@ use std::{
 
 /// The modes an ACP client may pick (review mode is the browser's).
 const MODES: [(Mode, &str, &str); 3] = [
-    (Mode::Agent, "Agent", "Reads freely; asks before writes and commands"),
-    (Mode::Plan, "Plan", "Read-only: plans and explains, changes nothing"),
-    (Mode::Yolo, "Yolo", "Writes and runs commands without asking"),
+    (
+        Mode::Agent,
+        "Agent",
+        "Reads freely; asks before writes and commands",
+    ),
+    (
+        Mode::Plan,
+        "Plan",
+        "Read-only: plans and explains, changes nothing",
+    ),
+    (
+        Mode::Yolo,
+        "Yolo",
+        "Writes and runs commands without asking",
+    ),
 ];
 
 /// What ACP keeps about one session beyond its thread.
@@ -304,9 +316,10 @@ impl Acp {
 
     fn provider(&self, thread: &ThreadRecord) -> Option<protocol::ProviderModels> {
         let providers = self.runtime.providers();
-        let named = thread.model_provider.as_deref().and_then(|name| {
-            providers.iter().find(|p| p.id == name).cloned()
-        });
+        let named = thread
+            .model_provider
+            .as_deref()
+            .and_then(|name| providers.iter().find(|p| p.id == name).cloned());
         named
             .or_else(|| {
                 let model = thread.model.as_deref()?;
@@ -350,7 +363,8 @@ pub(super) fn announce_commands(cx: &ConnectionTo<Client>, id: &str) {
         .iter()
         .map(|(name, description)| json!({ "name": name, "description": description }))
         .collect();
-    let update = json!({ "sessionUpdate": "available_commands_update", "availableCommands": commands });
+    let update =
+        json!({ "sessionUpdate": "available_commands_update", "availableCommands": commands });
     if let Err(error) = notify(cx, id, update) {
         tracing::debug!(%error, "acp: available commands were not sent");
     }
@@ -366,7 +380,10 @@ fn absolute(cwd: &Path) -> Result<PathBuf, Error> {
     if cwd.is_absolute() {
         Ok(cwd.to_path_buf())
     } else {
-        Err(invalid(format!("cwd must be an absolute path (got {})", cwd.display())))
+        Err(invalid(format!(
+            "cwd must be an absolute path (got {})",
+            cwd.display()
+        )))
     }
 }
 

@@ -77,7 +77,9 @@ impl Mapper {
                     Some("agent_reasoning") => "agent_thought_chunk",
                     _ => return vec![],
                 };
-                vec![json!({ "sessionUpdate": update, "content": text(delta), "messageId": item_id })]
+                vec![
+                    json!({ "sessionUpdate": update, "content": text(delta), "messageId": item_id }),
+                ]
             }
             EventName::ItemStarted => match item(payload) {
                 Some(item) if is_tool(item.kind) => vec![self.tool_call(&item, "in_progress")],
@@ -204,7 +206,11 @@ impl Mapper {
 
     /// Files the call touches, absolute ("follow the agent").
     fn locations(&self, input: &Value) -> Value {
-        let mut paths: Vec<String> = input["path"].as_str().into_iter().map(str::to_string).collect();
+        let mut paths: Vec<String> = input["path"]
+            .as_str()
+            .into_iter()
+            .map(str::to_string)
+            .collect();
         if let Some(files) = input["patch"].as_str() {
             paths.extend(diffs::patch_paths(files));
         }
@@ -243,5 +249,7 @@ fn plan(steps: &Value) -> Option<Value> {
 /// Context use after a turn: its input tokens (what the model last read).
 fn usage(usage: &Value) -> Option<Value> {
     let used = usage["input_tokens"].as_u64()? + usage["output_tokens"].as_u64().unwrap_or(0);
-    Some(json!({ "sessionUpdate": "usage_update", "used": used, "size": DEFAULT_CONTEXT_WINDOW.max(used) }))
+    Some(
+        json!({ "sessionUpdate": "usage_update", "used": used, "size": DEFAULT_CONTEXT_WINDOW.max(used) }),
+    )
 }

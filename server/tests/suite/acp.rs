@@ -60,7 +60,10 @@ fn updates(seen: &Seen) -> Vec<Value> {
 fn spawn_agent(
     home: &std::path::Path,
     workspace: &std::path::Path,
-) -> (tokio::process::Child, impl agent_client_protocol::ConnectTo<Client>) {
+) -> (
+    tokio::process::Child,
+    impl agent_client_protocol::ConnectTo<Client>,
+) {
     let mut command = tokio::process::Command::from(codewhale_in(home));
     command
         .args(["acp", "--workspace"])
@@ -114,16 +117,24 @@ async fn the_binary_runs_an_approved_write_and_v1_sees_the_session() {
         .name("suite")
         .on_receive_notification(
             async move |n: SessionNotification, _cx| {
-                seen2.lock().unwrap().push(serde_json::to_value(&n.update).unwrap());
+                seen2
+                    .lock()
+                    .unwrap()
+                    .push(serde_json::to_value(&n.update).unwrap());
                 Ok(())
             },
             on_receive_notification!(),
         )
         .on_receive_request(
             async move |request: RequestPermissionRequest, responder, _cx| {
-                asked2.lock().unwrap().push(serde_json::to_value(&request).unwrap());
+                asked2
+                    .lock()
+                    .unwrap()
+                    .push(serde_json::to_value(&request).unwrap());
                 responder.respond(RequestPermissionResponse::new(
-                    RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new("allow_once")),
+                    RequestPermissionOutcome::Selected(SelectedPermissionOutcome::new(
+                        "allow_once",
+                    )),
                 ))
             },
             on_receive_request!(),
@@ -139,7 +150,10 @@ async fn the_binary_runs_an_approved_write_and_v1_sees_the_session() {
                 .block_task()
                 .await?;
             let answer = cx
-                .send_request(PromptRequest::new(session.session_id.clone(), text("Write a note")))
+                .send_request(PromptRequest::new(
+                    session.session_id.clone(),
+                    text("Write a note"),
+                ))
                 .block_task()
                 .await?;
             assert_eq!(answer.stop_reason, StopReason::EndTurn);
@@ -165,7 +179,10 @@ async fn the_binary_runs_an_approved_write_and_v1_sees_the_session() {
     assert_eq!(done["kind"], "edit");
     let diff = &done["content"][0];
     assert_eq!(diff["type"], "diff");
-    assert_eq!(diff["path"], workspace.path().join("note.txt").display().to_string());
+    assert_eq!(
+        diff["path"],
+        workspace.path().join("note.txt").display().to_string()
+    );
     assert_eq!(diff["oldText"], Value::Null);
     assert_eq!(diff["newText"], "hello\n");
     let said: String = updates
@@ -214,8 +231,7 @@ async fn the_binary_runs_an_approved_write_and_v1_sees_the_session() {
 async fn a_browser_approval_settles_the_editors_permission_request() {
     let workspace = tempfile::tempdir().unwrap();
     // A thread made through /v1 is an ACP session too.
-    let setup =
-        setup_with_provider("", json!({ "workspace": workspace.path() })).await;
+    let setup = setup_with_provider("", json!({ "workspace": workspace.path() })).await;
     setup.mock.push(tool_call(
         "call_1",
         "write_file",
@@ -245,8 +261,9 @@ async fn a_browser_approval_settles_the_editors_permission_request() {
                     let _ = asked.send(());
                     responder.cancellation().cancelled().await;
                     let _ = cancelled.send(());
-                    let _ = responder
-                        .respond(RequestPermissionResponse::new(RequestPermissionOutcome::Cancelled));
+                    let _ = responder.respond(RequestPermissionResponse::new(
+                        RequestPermissionOutcome::Cancelled,
+                    ));
                 });
                 Ok(())
             },
@@ -269,7 +286,8 @@ async fn a_browser_approval_settles_the_editors_permission_request() {
                 asked_rx.recv().await.unwrap();
                 let pending = api.thread(&thread).await.pending_approvals;
                 let id = pending[0]["approval_id"].as_str().unwrap().to_string();
-                api.decide_approval(&id, json!({ "decision": "allow" })).await;
+                api.decide_approval(&id, json!({ "decision": "allow" }))
+                    .await;
                 cancelled_rx.recv().await.unwrap();
             };
             let (answer, ()) = tokio::join!(prompt, decide);
@@ -322,5 +340,8 @@ async fn bad_params_are_json_rpc_errors() {
     assert_eq!(code(1), Some(json!(-32602)), "{replies:?}");
     assert_eq!(code(2), Some(json!(-32601)), "{replies:?}");
     assert_eq!(code(3), Some(json!(-32602)), "{replies:?}");
-    assert!(replies.iter().any(|r| r["error"]["code"] == -32700), "{replies:?}");
+    assert!(
+        replies.iter().any(|r| r["error"]["code"] == -32700),
+        "{replies:?}"
+    );
 }
