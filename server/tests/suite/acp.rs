@@ -314,20 +314,30 @@ async fn bad_params_are_json_rpc_errors() {
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    let lines = [
-        r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#,
+    let mut stdout = BufReader::new(child.stdout.take().unwrap());
+    let mut send = |line: &str| {
+        std::io::Write::write_all(&mut stdin, format!("{line}\n").as_bytes()).unwrap();
+    };
+    // A client waits for initialize's answer before anything else.
+    send(r#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}"#);
+    let mut first = String::new();
+    stdout.read_line(&mut first).unwrap();
+    let init: Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(init["result"]["protocolVersion"], 1, "{init}");
+    for line in [
         "not json",
         r#"{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":42}}"#,
         r#"{"jsonrpc":"2.0","id":2,"method":"session/nonsense","params":{}}"#,
         r#"{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"rel","mcpServers":[]}}"#,
-    ];
-    for line in lines {
-        std::io::Write::write_all(&mut stdin, format!("{line}\n").as_bytes()).unwrap();
+        r#"{"jsonrpc":"2.0","id":4,"method":"session/load","params":{"sessionId":"../x","cwd":"/","mcpServers":[]}}"#,
+    ] {
+        send(line);
     }
     drop(stdin);
-    let out = child.wait_with_output().unwrap();
-    let replies: Vec<Value> = String::from_utf8(out.stdout)
-        .unwrap()
+    let mut rest = String::new();
+    std::io::Read::read_to_string(&mut stdout, &mut rest).unwrap();
+    let _ = child.wait();
+    let replies: Vec<Value> = rest
         .lines()
         .map(|l| serde_json::from_str(l).expect("stdout carries only JSON-RPC"))
         .collect();
@@ -340,6 +350,7 @@ async fn bad_params_are_json_rpc_errors() {
     assert_eq!(code(1), Some(json!(-32602)), "{replies:?}");
     assert_eq!(code(2), Some(json!(-32601)), "{replies:?}");
     assert_eq!(code(3), Some(json!(-32602)), "{replies:?}");
+    assert_eq!(code(4), Some(json!(-32602)), "{replies:?}");
     assert!(
         replies.iter().any(|r| r["error"]["code"] == -32700),
         "{replies:?}"
