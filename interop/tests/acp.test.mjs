@@ -39,7 +39,9 @@ after(() => {
 });
 
 /** A fresh home whose config points at the mock provider, and a workspace. */
-function setup() {
+async function setup() {
+  // Tests run one after another on one mock: forget what a failed one left.
+  assert.equal((await fetch(`${mock.url}/__mock/reset`, { method: "POST" })).status, 204);
   const root = mkdtempSync(join(tmpdir(), "codewhale-acp-"));
   homes.push(root);
   const home = join(root, "home");
@@ -121,7 +123,7 @@ const chunks = (updates, kind) =>
   updates.filter((n) => n.update.sessionUpdate === kind).map((n) => n.update.content.text).join("");
 
 test("initialize, session/new and a prompt that streams its answer and ends the turn", async () => {
-  const env = setup();
+  const env = await setup();
   await script(text(["Hello ", "from ", "codewhale."]));
   await withAgent(env, async (ctx, seen) => {
     const init = await initialize(ctx);
@@ -168,7 +170,7 @@ test("initialize, session/new and a prompt that streams its answer and ends the 
 });
 
 test("a write asks permission: allowed it runs and shows a diff; rejected it does not run", async () => {
-  const env = setup();
+  const env = await setup();
   writeFileSync(join(env.workspace, "notes.txt"), "one\ntwo\nthree\n");
   await script(
     toolCall("call_edit", "edit_file", { path: "notes.txt", old_string: "two", new_string: "TWO" }),
@@ -214,7 +216,7 @@ test("a write asks permission: allowed it runs and shows a diff; rejected it doe
 });
 
 test("session/cancel mid-stream: the prompt answers cancelled, and the next prompt works", async () => {
-  const env = setup();
+  const env = await setup();
   const slow = text(Array.from({ length: 40 }, (_, i) => `word${i} `), 100);
   await script(slow, text(["Still here."]));
   await withAgent(env, async (ctx, seen) => {
@@ -236,7 +238,7 @@ test("session/cancel mid-stream: the prompt answers cancelled, and the next prom
 });
 
 test("set_mode, set_config_option, list, and load replaying the history in order", async () => {
-  const env = setup();
+  const env = await setup();
   await script(
     text(["First ", "answer."]),
     toolCall("call_plan", "update_plan", { plan: [{ step: "Read the code", status: "completed" }, { step: "Fix it", status: "in_progress" }] }),

@@ -5,7 +5,11 @@
 //! the turn's end) settled it first, the outstanding request is dropped,
 //! which sends `$/cancel_request`, and a late answer is ignored.
 
-use super::{session::Acp, wire};
+use super::{
+    session::Acp,
+    updates::{self, Mapper},
+    wire,
+};
 use crate::runtime::error::RuntimeError;
 use agent_client_protocol::{
     v1::{
@@ -14,7 +18,7 @@ use agent_client_protocol::{
     },
     Client,
 };
-use protocol::{ApprovalDecision, DecideApproval};
+use protocol::{ApprovalDecision, DecideApproval, TurnItemRecord};
 use serde_json::{json, Value};
 use std::{collections::HashMap, sync::Arc};
 use tokio::sync::oneshot;
@@ -27,17 +31,71 @@ const OPTIONS: [(&str, &str); 4] = [
     ("reject_always", "Always reject"),
 ];
 
-/// The requests a prompt has outstanding, by approval id: settling one
-/// elsewhere drops its request.
-#[derive(Default)]
+/// The requests a prompt has outstanding, by approval id (settling one
+/// elsewhere drops its request), and the pairing of approvals with the
+/// tool items they are for. Item events reach the store through the turn's
+/// writer task while approvals are committed directly, so an
+/// `approval.required` may come before its item's `item.started`: it waits
+/// for the next open item of the same tool.
 pub(super) struct Asks {
+    acp: Arc<Acp>,
+    cx: ConnectionTo<Client>,
+    session_id: String,
     open: HashMap<String, oneshot::Sender<()>>,
+    /// Started tool items no approval has claimed yet.
+    items: Vec<TurnItemRecord>,
+    /// `approval.required` payloads waiting for their item.
+    waiting: Vec<Value>,
 }
 
 impl Asks {
+    pub fn new(acp: Arc<Acp>, cx: ConnectionTo<Client>, session_id: &str) -> Self {
+        Self {
+            acp,
+            cx,
+            session_id: session_id.to_string(),
+            open: HashMap::new(),
+            items: Vec::new(),
+            waiting: Vec::new(),
+        }
+    }
+
+    /// A tool item started: ask now if its approval came first.
+    pub fn item_started(&mut self, mapper: &Mapper, item: TurnItemRecord) {
+        let tool = updates::tool_name(&item);
+        match self.waiting.iter().position(|p| p["tool_name"] == tool) {
+            Some(at) => {
+                let payload = self.waiting.remove(at);
+                self.ask(&payload, mapper.tool_call(&item, "pending"));
+            }
+            None => self.items.push(item),
+        }
+    }
+
+    pub fn item_ended(&mut self, item_id: &str) {
+        self.items.retain(|item| item.id != item_id);
+    }
+
+    /// `approval.required`: asks with its tool item, or waits for it.
+    pub fn required(&mut self, mapper: &Mapper, payload: &Value) {
+        let tool = payload["tool_name"].as_str().unwrap_or_default();
+        match self
+            .items
+            .iter()
+            .rposition(|item| updates::tool_name(item) == tool)
+        {
+            Some(at) => {
+                let item = self.items.remove(at);
+                self.ask(payload, mapper.tool_call(&item, "pending"));
+            }
+            None => self.waiting.push(payload.clone()),
+        }
+    }
+
     /// Someone settled `approval_id` (this client, the browser, the turn's
     /// end): stop waiting on the client for it.
     pub fn settled(&mut self, approval_id: &str) {
+        self.waiting.retain(|p| p["approval_id"] != approval_id);
         if let Some(stop) = self.open.remove(approval_id) {
             let _ = stop.send(());
         }
@@ -46,14 +104,8 @@ impl Asks {
     /// Asks the client about the approval in `payload` (an
     /// `approval.required` payload); `tool_call` is the tool call it is
     /// for, as announced.
-    pub fn ask(
-        &mut self,
-        acp: &Arc<Acp>,
-        cx: &ConnectionTo<Client>,
-        session_id: &str,
-        payload: &Value,
-        mut tool_call: Value,
-    ) {
+    fn ask(&mut self, payload: &Value, mut tool_call: Value) {
+        let (acp, cx, session_id) = (self.acp.clone(), self.cx.clone(), self.session_id.clone());
         let approval_id = payload["approval_id"]
             .as_str()
             .unwrap_or_default()
@@ -63,9 +115,8 @@ impl Asks {
             .unwrap_or_default()
             .to_string();
         let rejected = acp
-            .with(session_id, |s| s.rejected.contains(&tool))
+            .with(&session_id, |s| s.rejected.contains(&tool))
             .unwrap_or(false);
-        let acp = acp.clone();
         if rejected {
             tokio::spawn(async move { decide(&acp, &approval_id, "reject_once").await });
             return;
@@ -86,8 +137,6 @@ impl Asks {
         let request = wire::<RequestPermissionRequest>(json!({
             "sessionId": session_id, "toolCall": tool_call, "options": options,
         }));
-        let cx = cx.clone();
-        let session_id = session_id.to_string();
         tokio::spawn(async move {
             let request = match request {
                 Ok(request) => request,

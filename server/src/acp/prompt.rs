@@ -15,7 +15,7 @@ use agent_client_protocol::{
     },
     Client, Error,
 };
-use protocol::{CompactThread, EventName, StartTurn, TurnItemRecord, TurnStatus};
+use protocol::{CompactThread, EventName, StartTurn, TurnStatus};
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -59,8 +59,7 @@ impl Acp {
         self.with(&id, |s| s.turn = Some(turn_id.clone()));
         let workspace = self.with(&id, |s| s.workspace.clone()).unwrap_or_default();
         let mapper = Mapper::new(&workspace);
-        let mut asks = Asks::default();
-        let mut tool: Option<TurnItemRecord> = None;
+        let mut asks = Asks::new(self.clone(), cx.clone(), &id);
         let mut finish: Option<String> = None;
         let turn = loop {
             let Some(frame) = frames.recv().await else {
@@ -78,12 +77,17 @@ impl Acp {
             let payload = &envelope["payload"];
             match name {
                 EventName::ItemStarted if is_tool(&payload["item"]["kind"]) => {
-                    tool = serde_json::from_value(payload["item"].clone()).ok();
+                    if let Ok(item) = serde_json::from_value(payload["item"].clone()) {
+                        asks.item_started(&mapper, item);
+                    }
                 }
                 EventName::ItemCompleted if payload["item"]["kind"] == "agent_message" => {
                     finish = payload["item"]["metadata"]["finish_reason"]
                         .as_str()
                         .map(str::to_string);
+                }
+                EventName::ItemCompleted | EventName::ItemFailed | EventName::ItemInterrupted => {
+                    asks.item_ended(envelope["item_id"].as_str().unwrap_or_default());
                 }
                 _ => {}
             }
@@ -93,15 +97,7 @@ impl Acp {
                 }
             }
             match name {
-                EventName::ApprovalRequired => {
-                    let call = match &tool {
-                        Some(item) => mapper.tool_call(item, "pending"),
-                        None => {
-                            json!({ "toolCallId": payload["approval_id"], "title": payload["description"] })
-                        }
-                    };
-                    asks.ask(&self, &cx, &id, payload, call);
-                }
+                EventName::ApprovalRequired => asks.required(&mapper, payload),
                 EventName::ApprovalDecided => {
                     asks.settled(payload["approval_id"].as_str().unwrap_or_default());
                 }

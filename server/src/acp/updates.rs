@@ -36,7 +36,7 @@ fn is_tool(kind: ItemKind) -> bool {
 
 /// The tool name of an item: the metadata's once it ended, else the first
 /// word of the summary (`tools::summary` starts with it).
-fn tool_name(item: &TurnItemRecord) -> String {
+pub(super) fn tool_name(item: &TurnItemRecord) -> String {
     match item.metadata["tool"].as_str() {
         Some(tool) => tool.to_string(),
         None => item
