@@ -5,7 +5,8 @@
 //! `cancelled`, not an error.
 
 use super::{
-    invalid, permissions::Asks, rpc_error, session::notify, session::Acp, updates::Mapper, wire,
+    invalid, permissions::Asks, rpc_error, session::notify, session::Acp, session::Prompt,
+    updates::Mapper, wire,
 };
 use crate::runtime::stream::Cursor;
 use agent_client_protocol::{
@@ -20,6 +21,8 @@ use serde_json::{json, Value};
 use std::sync::Arc;
 
 impl Acp {
+    /// One prompt at a time per session; the claim is released however the
+    /// prompt ends.
     pub(super) async fn prompt(
         self: Arc<Self>,
         request: PromptRequest,
@@ -28,6 +31,28 @@ impl Acp {
         let id = request.session_id.0.to_string();
         self.attach(&id).await?;
         let prompt = prompt_text(&request.prompt)?;
+        let claimed = self.with(&id, |s| match s.prompt {
+            Prompt::Idle => {
+                s.prompt = Prompt::Starting { cancelled: false };
+                true
+            }
+            _ => false,
+        });
+        if claimed != Some(true) {
+            return Err(Error::invalid_request()
+                .data(json!({ "message": "a prompt is already running in this session" })));
+        }
+        let result = self.clone().run(id.clone(), prompt, cx).await;
+        self.with(&id, |s| s.prompt = Prompt::Idle);
+        result
+    }
+
+    async fn run(
+        self: Arc<Self>,
+        id: String,
+        prompt: String,
+        cx: ConnectionTo<Client>,
+    ) -> Result<PromptResponse, Error> {
         let since = self
             .runtime
             .thread(&id)
@@ -56,7 +81,14 @@ impl Acp {
         }
         .map_err(rpc_error)?;
         let turn_id = started.turn.id;
-        self.with(&id, |s| s.turn = Some(turn_id.clone()));
+        let cancelled = self.with(&id, |s| {
+            let cancelled = matches!(s.prompt, Prompt::Starting { cancelled: true });
+            s.prompt = Prompt::Running(turn_id.clone());
+            cancelled
+        });
+        if cancelled == Some(true) {
+            self.cancel(&id).await;
+        }
         let workspace = self.with(&id, |s| s.workspace.clone()).unwrap_or_default();
         let mapper = Mapper::new(&workspace);
         let mut asks = Asks::new(self.clone(), cx.clone(), &id);
@@ -105,7 +137,6 @@ impl Acp {
                 _ => {}
             }
         };
-        self.with(&id, |s| s.turn = None);
         let Some(turn) = turn else {
             return Err(
                 Error::internal_error().data(json!({ "message": "the event stream ended" }))
@@ -125,10 +156,18 @@ impl Acp {
         wire(json!({ "stopReason": stop }))
     }
 
-    /// `session/cancel`: interrupts the running turn. Nothing running is
-    /// not an error.
+    /// `session/cancel`: interrupts the running turn (or the one about to
+    /// start). Nothing running is not an error.
     pub(super) async fn cancel(&self, id: &str) {
-        if let Some(Some(turn)) = self.with(id, |s| s.turn.clone()) {
+        let turn = self.with(id, |s| match &mut s.prompt {
+            Prompt::Running(turn) => Some(turn.clone()),
+            Prompt::Starting { cancelled } => {
+                *cancelled = true;
+                None
+            }
+            Prompt::Idle => None,
+        });
+        if let Some(Some(turn)) = turn {
             if let Err(error) = self.runtime.interrupt_turn(id, &turn).await {
                 tracing::debug!(%error, "acp: cancel found no running turn");
             }

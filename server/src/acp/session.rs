@@ -52,10 +52,22 @@ pub(super) struct Session {
     pub workspace: PathBuf,
     /// Recorded from session/new or load; not connected (no MCP client yet).
     pub mcp_servers: Vec<Value>,
-    /// The turn of the prompt now running, if any.
-    pub turn: Option<String>,
+    /// The prompt now running, if any.
+    pub prompt: Prompt,
     /// Tools the user rejected "always" in this session.
     pub rejected: HashSet<String>,
+}
+
+/// Where a session's prompt is: a cancel that comes before its turn
+/// exists is kept and applied once it does.
+#[derive(Default)]
+pub(super) enum Prompt {
+    #[default]
+    Idle,
+    Starting {
+        cancelled: bool,
+    },
+    Running(String),
 }
 
 pub struct Acp {
