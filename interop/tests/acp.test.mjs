@@ -226,6 +226,11 @@ test("session/cancel mid-stream: the prompt answers cancelled, and the next prom
     while (!seen.updates.some((n) => n.update.sessionUpdate === "agent_message_chunk")) {
       await new Promise((r) => setTimeout(r, 20));
     }
+    // One prompt at a time per session.
+    await assert.rejects(
+      ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "And another" }] }),
+      (e) => e.code === -32600,
+    );
     await ctx.notify("session/cancel", { sessionId });
     const answer = await pending;
     assert.equal(answer.stopReason, "cancelled");
