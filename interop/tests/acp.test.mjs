@@ -65,12 +65,12 @@ async function script(...replies) {
   assert.equal(response.status, 204);
 }
 
-const text = (parts, delay_ms = 0) => ({
+const text = (parts, delay_ms = 0, reason = "stop") => ({
   type: "stream",
   delay_ms,
   chunks: [
     ...parts.map((t) => ({ kind: "text", text: t })),
-    { kind: "finish", reason: "stop" },
+    { kind: "finish", reason },
     { kind: "usage", prompt_tokens: 120, completion_tokens: 30 },
   ],
 });
@@ -90,7 +90,7 @@ const toolCall = (id, name, args) => ({
  */
 async function withAgent({ home, workspace }, body, { onPermission } = {}) {
   const agent = spawn(CODEWHALE_BIN, ["acp", "--workspace", workspace], {
-    env: { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "warn" },
+    env: { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "error" },
     stdio: ["pipe", "pipe", "inherit"],
   });
   const seen = { updates: [], permissions: [], answer: "allow_once" };
@@ -239,6 +239,19 @@ test("session/cancel mid-stream: the prompt answers cancelled, and the next prom
     const next = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Still there?" }] });
     assert.equal(next.stopReason, "end_turn");
     assert.match(chunks(seen.updates, "agent_message_chunk"), /Still here\.$/);
+  });
+});
+
+test("an answer cut at the token limit is max_tokens; a filtered one is refusal", async () => {
+  const env = await setup();
+  await script(text(["Half an ans"], 0, "length"), text(["I can't"], 0, "content_filter"));
+  await withAgent(env, async (ctx) => {
+    await initialize(ctx);
+    const { sessionId } = await ctx.request("session/new", { cwd: env.workspace, mcpServers: [] });
+    const cut = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Write a lot" }] });
+    assert.equal(cut.stopReason, "max_tokens");
+    const filtered = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Something bad" }] });
+    assert.equal(filtered.stopReason, "refusal");
   });
 });
 
