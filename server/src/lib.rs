@@ -12,6 +12,7 @@
 //! - `child/`: every process codewhale starts.
 //! - `workspace/`: the user's files: confinement (every path), snapshots.
 
+pub mod acp;
 pub mod agent;
 pub mod child;
 pub mod cli;

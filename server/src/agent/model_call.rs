@@ -73,6 +73,7 @@ pub(super) async fn call(
     let mut answer_item: Option<String> = None;
     let mut reply = Reply::default();
     let mut calls: std::collections::BTreeMap<u32, ToolCall> = Default::default();
+    let mut finish: Option<String> = None;
     let result = loop {
         match stream.next().await {
             None => break Ok(()),
@@ -114,7 +115,7 @@ pub(super) async fn call(
                 call.arguments.push_str(&arguments);
             }
             Some(Ok(Delta::Usage(reported))) => reply.usage = reported,
-            Some(Ok(Delta::Finish(_))) => {}
+            Some(Ok(Delta::Finish(reason))) => finish = Some(reason),
         }
     };
     let end = if result.is_ok() {
@@ -126,7 +127,9 @@ pub(super) async fn call(
         items.end(&id, end, None, None).await;
     }
     if let Some(id) = answer_item {
-        items.end(&id, end, None, answer.metadata.clone()).await;
+        items
+            .end(&id, end, None, answer_metadata(answer, finish.as_deref()))
+            .await;
     }
     reply.tool_calls = calls
         .into_values()
@@ -140,6 +143,22 @@ pub(super) async fn call(
         })
         .collect();
     result.map(|()| reply)
+}
+
+/// The answer item's metadata; an unusual finish (`length`,
+/// `content_filter`) is kept so clients can say why the answer stopped
+/// (ACP's `max_tokens` and `refusal`).
+fn answer_metadata(answer: &Answer, finish: Option<&str>) -> Option<serde_json::Value> {
+    match finish {
+        Some(reason @ ("length" | "content_filter")) => {
+            let mut metadata = answer.metadata.clone().unwrap_or_else(|| json!({}));
+            if let Some(map) = metadata.as_object_mut() {
+                map.insert("finish_reason".into(), json!(reason));
+            }
+            Some(metadata)
+        }
+        _ => answer.metadata.clone(),
+    }
 }
 
 pub(super) fn add(total: &mut Usage, call: &Usage) {

@@ -8,6 +8,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod acp;
 mod agent_client_calls;
 mod agent_compaction;
 mod agent_patch_plan;
