@@ -8,3 +8,6 @@ CREATE TABLE forwarded_decisions (
     remember INTEGER NOT NULL,
     created_at TEXT NOT NULL
 ) STRICT;
+
+-- The turns still running (a handful), for forwarding decisions.
+CREATE INDEX turns_active ON turns (thread_id) WHERE status IN ('queued', 'in_progress');

@@ -43,6 +43,10 @@ pub const FAMILIES: &[(&str, &[&str])] = &[
 
 /// The notification a subscription's events arrive as.
 pub const EVENT_NOTIFICATION: &str = "thread/event";
+/// Sent once when a subscription's stream ends without `thread/unsubscribe`
+/// (the runtime is stopping, or reading the store failed): resubscribe
+/// from the last seq to go on.
+pub const ENDED_NOTIFICATION: &str = "thread/subscription_ended";
 
 pub fn all_methods() -> Vec<&'static str> {
     FAMILIES
@@ -210,7 +214,7 @@ fn capabilities() -> Value {
         "transport": "stdio",
         "families": families,
         "methods": all_methods(),
-        "notifications": [EVENT_NOTIFICATION],
+        "notifications": [EVENT_NOTIFICATION, ENDED_NOTIFICATION],
         "capabilities": Capabilities::current(),
     })
 }

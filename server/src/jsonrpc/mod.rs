@@ -23,8 +23,13 @@ use tokio::{
 };
 use wire::{RpcError, INVALID_REQUEST, PARSE_ERROR};
 
-/// How long in-flight requests may take to answer once input has ended.
+/// How long requests still running after turns were interrupted may take.
 const DRAIN: Duration = Duration::from_secs(30);
+/// Requests handled at once; reading stdin waits beyond that, so a client
+/// that writes without reading cannot pile up work.
+const IN_FLIGHT: usize = 256;
+/// Calls in one batch (each runs at once; the replies are one line).
+pub const MAX_BATCH: usize = 100;
 
 /// Serves one client until it sends `shutdown`, closes its input, or the
 /// process is interrupted. Running turns are interrupted before returning.
@@ -39,6 +44,10 @@ where
     let mut stopping = session.stopping();
     let mut input = read_lines(input);
     let mut requests = JoinSet::new();
+    let permits = Arc::new(tokio::sync::Semaphore::new(IN_FLIGHT));
+    // End of input lets requests already read finish (a piped `prompt/run`);
+    // `shutdown` and Ctrl-C end running turns first.
+    let mut interrupt_first = true;
     loop {
         let line = tokio::select! {
             line = input.recv() => line.unwrap_or(Line::End),
@@ -51,7 +60,10 @@ where
             Some(_) = requests.join_next(), if !requests.is_empty() => continue,
         };
         match line {
-            Line::End => break,
+            Line::End => {
+                interrupt_first = false;
+                break;
+            }
             Line::Failed(error) => {
                 tracing::warn!(%error, "reading stdin failed");
                 break;
@@ -67,13 +79,24 @@ where
             }
             Line::Text(text) if text.iter().all(u8::is_ascii_whitespace) => {}
             Line::Text(text) => {
+                let Ok(permit) = permits.clone().acquire_owned().await else {
+                    break;
+                };
                 let session = session.clone();
-                requests.spawn(async move { handle_line(&session, &text).await });
+                requests.spawn(async move {
+                    handle_line(&session, &text).await;
+                    drop(permit);
+                });
             }
         }
     }
-    // Let requests already read answer (a piped `prompt/run` finishes),
-    // then end whatever turns are still running.
+    if interrupt_first {
+        runtime.interrupt_all().await;
+    } else {
+        // Input ended: requests already read still answer, however long
+        // their turns take (a client that wants them cut sends `shutdown`).
+        while requests.join_next().await.is_some() {}
+    }
     let drained = tokio::time::timeout(DRAIN, async {
         while requests.join_next().await.is_some() {}
     })
@@ -86,7 +109,13 @@ where
     session.end_subscriptions();
     runtime.stop_streams();
     drop(session);
-    let _ = writer.await;
+    // A client that stopped reading must not keep the process alive.
+    if tokio::time::timeout(Duration::from_secs(5), writer)
+        .await
+        .is_err()
+    {
+        tracing::warn!("stdout is not being read; exiting without the last lines");
+    }
 }
 
 /// Lines from a task of their own: reading a line is not cancel-safe, and

@@ -1,7 +1,7 @@
 //! One stdio connection's state: the runtime it drives, the line queue to
 //! stdout, its event subscriptions and the switch `shutdown` flips.
 
-use super::methods::EVENT_NOTIFICATION;
+use super::methods::{ENDED_NOTIFICATION, EVENT_NOTIFICATION};
 use crate::runtime::{stream::Frame, Runtime};
 use serde_json::Value;
 use std::{
@@ -57,9 +57,11 @@ impl Session {
     }
 
     /// `shutdown`: interrupts every running turn (waiting until they end),
-    /// then tells the reading loop to stop.
+    /// ends the subscriptions, then tells the reading loop to stop.
     pub async fn shutdown(&self) -> usize {
         let interrupted = self.runtime.interrupt_all().await;
+        // Nothing follows the reply: subscriptions end here.
+        self.end_subscriptions();
         self.stopping.send_replace(true);
         interrupted
     }
@@ -85,10 +87,18 @@ impl Session {
                     frame.data
                 );
                 if !session.send(line).await {
-                    break;
+                    return;
                 }
             }
+            // The stream ended without an unsubscribe (which aborts this
+            // task): the runtime is stopping or a read failed. Say so, as an
+            // SSE response would by ending.
             session.lock().remove(&key);
+            let ended = super::wire::notification(
+                ENDED_NOTIFICATION,
+                serde_json::json!({ "subscription_id": key }),
+            );
+            session.send(ended.to_string()).await;
         });
         subscriptions.insert(id.clone(), task.abort_handle());
         (id, after)

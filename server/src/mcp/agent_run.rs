@@ -94,8 +94,13 @@ async fn turn(
         .subscribe(&thread_id, cursor)
         .await
         .map_err(|e| e.to_string())?;
+    // Per-turn overrides too: the thread may change between the check
+    // above and the start (a browser's PATCH).
     let start = StartTurn {
         prompt: prompt.to_string(),
+        auto_approve: Some(false),
+        trust_mode: Some(false),
+        mode: Some("agent".into()),
         ..StartTurn::default()
     };
     let started = runtime
@@ -170,9 +175,12 @@ async fn existing(runtime: &Runtime, workspace: &Path, id: &str) -> Result<i64, 
             workspace.display()
         ));
     }
-    if detail.thread.auto_approve {
+    // Yolo approves everything and trust mode reads outside the workspace:
+    // an MCP client must not inherit either from a thread a person set up.
+    let thread = &detail.thread;
+    if thread.auto_approve || thread.trust_mode || thread.mode == protocol::Mode::Yolo {
         return Err(format!(
-            "thread {id} auto-approves writes and commands; codewhale_run only continues threads that do not"
+            "thread {id} auto-approves, trusts or runs in yolo mode; codewhale_run only continues threads that do none of these"
         ));
     }
     Ok(detail.latest_seq)

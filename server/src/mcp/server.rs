@@ -43,6 +43,9 @@ pub async fn serve(server: McpServer) -> Result<(), RunError> {
         .map_err(|e| RunError::Config(format!("the MCP session did not start: {e}")))?;
     let outcome = running.waiting().await;
     if let Some(runtime) = agent {
+        // A `codewhale_run` turn still running would stay in progress in a
+        // store other processes share.
+        runtime.interrupt_all().await;
         runtime.close().await;
     }
     outcome

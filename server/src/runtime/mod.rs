@@ -25,7 +25,7 @@ pub mod workspace;
 
 use crate::{
     pricing::Pricing,
-    store::{Store, StoreError},
+    store::{process_lock::ProcessLock, Store, StoreError},
 };
 use engine::Engine;
 use error::RuntimeError;
@@ -72,19 +72,30 @@ pub struct Runtime {
     /// Turns an earlier process left running, interrupted by `open`.
     recovered: usize,
     devices: devices::Devices,
+    /// Held while this runtime lives: other processes see it in use.
+    _lock: ProcessLock,
 }
 
 impl Runtime {
     /// Opens the store and finishes what an earlier process left running
     /// (its turns are marked interrupted, their waits get receipts).
     pub async fn open(options: RuntimeOptions) -> Result<Runtime, StoreError> {
+        let mut lock = ProcessLock::acquire(&options.home)?;
         let store = Arc::new(Store::open(&options.home).await?);
         let snapshots = Arc::new(snapshots::Snapshots::new(store.clone(), &options.home));
         let turns = Arc::new(
             TurnManager::new(store.clone(), options.engine, snapshots.clone())
                 .with_wait_timeout(options.wait_timeout),
         );
-        let recovered = turns.recover().await?;
+        // Another process on this store may be running its turns: only a
+        // process that has the store to itself recovers (process_lock.rs).
+        let recovered = if lock.alone() {
+            turns.recover().await?
+        } else {
+            tracing::info!("another codewhale process uses this store; its turns are left to it");
+            0
+        };
+        lock.share()?;
         // Decisions taken by another process sharing this store.
         turns.approvals().settle_forwarded();
         let (shutdown, stopped) = watch::channel(false);
@@ -105,6 +116,7 @@ impl Runtime {
             shutdown,
             stopped,
             recovered,
+            _lock: lock,
         })
     }
 

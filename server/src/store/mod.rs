@@ -5,6 +5,7 @@
 pub mod devices;
 pub mod events;
 pub mod forwarded;
+pub mod process_lock;
 mod seq;
 pub mod snapshots;
 pub mod threads;
@@ -37,6 +38,11 @@ pub enum StoreError {
     Open { path: String, source: sqlx::Error },
     #[error("cannot migrate the store at {path}: {source}")]
     Migrate { path: String, source: MigrateError },
+    #[error("cannot lock {path}: {source}")]
+    Lock {
+        path: String,
+        source: std::io::Error,
+    },
     #[error("store error: {0}")]
     Sqlx(#[from] sqlx::Error),
     #[error("stored data is corrupt: {0}")]

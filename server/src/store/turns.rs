@@ -292,3 +292,14 @@ pub async fn set_undone(
         .await?;
     Ok(())
 }
+
+/// Whether a turn of the thread is queued or running (in any process).
+pub async fn active_in(conn: &mut SqliteConnection, thread_id: &str) -> Result<bool, StoreError> {
+    let found: Option<i64> = sqlx::query_scalar(
+        "SELECT 1 FROM turns WHERE thread_id = ?1 AND status IN ('queued', 'in_progress') LIMIT 1",
+    )
+    .bind(thread_id)
+    .fetch_optional(conn)
+    .await?;
+    Ok(found.is_some())
+}

@@ -20,7 +20,7 @@ pub async fn spawn(pool: SqlitePool, live: WeakSender<Committed>) -> Result<(), 
         .await?;
     let mut seen = newest.unwrap_or(0);
     tokio::spawn(async move {
-        let mut tick = tokio::time::interval(INTERVAL);
+        let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + INTERVAL, INTERVAL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tick.tick().await;

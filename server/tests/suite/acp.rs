@@ -356,3 +356,101 @@ async fn bad_params_are_json_rpc_errors() {
         "{replies:?}"
     );
 }
+
+/// The editor runs `codewhale acp`; the browser is served by another
+/// process (`app-server --http`) on the same home. Deciding there settles
+/// the editor's request: the decision is forwarded to the process running
+/// the turn, which cancels its pending `session/request_permission`.
+#[tokio::test]
+async fn an_approval_from_another_process_settles_the_editors_request() {
+    let mock = Mock::default();
+    let url = mock.serve(0).await.unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let workspace = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("config.toml"),
+        format!("default_provider = \"mock\"\n[providers.mock]\nbase_url = \"{url}\"\nmodels = [\"mock-1\"]\n"),
+    )
+    .unwrap();
+    mock.push(tool_call(
+        "call_1",
+        "write_file",
+        json!({"path": "elsewhere.txt", "content": "ok\n"}),
+    ));
+    mock.push(Reply::text(&["Done."]));
+    let mut browser_side = codewhale_in(home.path());
+    browser_side
+        .args(["app-server", "--http", "--port", "0"])
+        .env("CODEWHALE_RUNTIME_TOKEN", common::TOKEN);
+    let server = common::process::start(browser_side);
+    let (_child, transport) = spawn_agent(home.path(), workspace.path());
+
+    let (asked_tx, mut asked_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let (cancelled_tx, mut cancelled_rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+    let ws = workspace.path().to_path_buf();
+    let base = server.base.clone();
+    Client
+        .v1()
+        .on_receive_request(
+            async move |_request: RequestPermissionRequest, responder, _cx| {
+                let (asked, cancelled) = (asked_tx.clone(), cancelled_tx.clone());
+                tokio::spawn(async move {
+                    let _ = asked.send(());
+                    responder.cancellation().cancelled().await;
+                    let _ = cancelled.send(());
+                    let _ = responder.respond(RequestPermissionResponse::new(
+                        RequestPermissionOutcome::Cancelled,
+                    ));
+                });
+                Ok(())
+            },
+            on_receive_request!(),
+        )
+        .connect_with(transport, async |cx: ConnectionTo<Agent>| {
+            cx.send_request(InitializeRequest::new(ProtocolVersion::V1))
+                .block_task()
+                .await?;
+            let session = cx
+                .send_request(NewSessionRequest::new(ws.clone()))
+                .block_task()
+                .await?;
+            let thread = session.session_id.0.to_string();
+            let prompt = cx
+                .send_request(PromptRequest::new(
+                    session.session_id.clone(),
+                    text("Write it"),
+                ))
+                .block_task();
+            let decide = async {
+                asked_rx.recv().await.unwrap();
+                // The browser learns the approval from the event stream.
+                let mut events = common::EventReader::open(
+                    &common::api_client(),
+                    &format!("{base}/v1/threads/{thread}/events"),
+                    &[],
+                )
+                .await;
+                let required = events.payload("approval.required").await;
+                let decided = common::api_client()
+                    .post(format!(
+                        "{base}/v1/approvals/{}",
+                        required["approval_id"].as_str().unwrap()
+                    ))
+                    .json(&json!({ "decision": "allow" }))
+                    .send()
+                    .await
+                    .unwrap();
+                assert_eq!(decided.status(), 200);
+                cancelled_rx.recv().await.unwrap();
+            };
+            let (answer, ()) = tokio::join!(prompt, decide);
+            assert_eq!(answer?.stop_reason, StopReason::EndTurn);
+            Ok(())
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(workspace.path().join("elsewhere.txt")).unwrap(),
+        "ok\n"
+    );
+}

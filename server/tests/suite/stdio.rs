@@ -397,6 +397,34 @@ async fn prompt_run_answers_and_shutdown_interrupts_a_running_turn() {
         )
         .await;
     peer.events_until("item.delta").await;
+    // A second process opening the store meanwhile leaves this turn alone
+    // (no restart recovery while another process is alive), and one turn
+    // per thread holds across the two.
+    let mut http = codewhale_in(home.path());
+    http.args(["app-server", "--http", "--port", "0"])
+        .env("CODEWHALE_RUNTIME_TOKEN", common::TOKEN);
+    let server = common::process::start(http);
+    let client = common::api_client();
+    let seen: Value = client
+        .get(format!("{}/v1/threads/{thread_id}", server.base))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        seen["turns"].as_array().unwrap().last().unwrap()["status"],
+        "in_progress"
+    );
+    let second = client
+        .post(format!("{}/v1/threads/{thread_id}/turns", server.base))
+        .json(&json!({"prompt": "me too"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status(), 409);
+    drop(server);
     let steered = peer
         .ok(
             "thread/steer",

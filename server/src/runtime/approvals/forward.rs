@@ -8,7 +8,7 @@
 
 use super::Decision;
 use crate::{
-    runtime::error::RuntimeError,
+    runtime::{error::RuntimeError, ids},
     store::{forwarded, Store},
 };
 use protocol::ApprovalDecided;
@@ -28,37 +28,55 @@ pub async fn decide(
     remember: bool,
 ) -> Result<ApprovalDecided, RuntimeError> {
     let not_pending = || RuntimeError::NotFound(format!("no pending approval {approval_id}"));
-    let Some((thread_id, _turn)) = forwarded::waiting_elsewhere(store.pool(), approval_id).await?
+    // Junk ids never reach the store.
+    if ids::parse(ids::APPROVAL, approval_id, "approval id").is_err() {
+        return Err(not_pending());
+    }
+    let Some((thread_id, required_seq)) =
+        forwarded::waiting_elsewhere(store.pool(), approval_id).await?
     else {
         return Err(not_pending());
     };
     forwarded::put(store.pool(), approval_id, decision.as_str(), remember).await?;
     let deadline = tokio::time::Instant::now() + ANSWER_WITHIN;
-    loop {
-        if let Some(recorded) = forwarded::decided(store.pool(), &thread_id, approval_id).await? {
-            // The owner's settlement may differ (the turn ended first: a
-            // denial): report what was recorded.
+    let recorded = loop {
+        let recorded =
+            forwarded::decided(store.pool(), &thread_id, required_seq, approval_id).await?;
+        if recorded.is_some() || tokio::time::Instant::now() >= deadline {
+            break recorded;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    // Gone on every path: taken by the owner, left by a settlement that came
+    // first (a timeout, the turn's end), or never taken.
+    forwarded::remove(store.pool(), approval_id).await?;
+    // The owner may have been committing as the deadline passed.
+    let recorded = match recorded {
+        Some(recorded) => Some(recorded),
+        None => forwarded::decided(store.pool(), &thread_id, required_seq, approval_id).await?,
+    };
+    match recorded {
+        // The owner's settlement may differ (the turn ended first: a
+        // denial): report what was recorded.
+        Some(recorded) => {
             let recorded = parse(&recorded).unwrap_or(Decision::Deny);
-            return Ok(ApprovalDecided {
+            Ok(ApprovalDecided {
                 ok: true,
                 approval_id: approval_id.to_string(),
                 decision: recorded,
                 delivered: recorded == decision,
-            });
+            })
         }
-        if tokio::time::Instant::now() >= deadline {
-            forwarded::remove(store.pool(), approval_id).await?;
-            return Err(RuntimeError::Conflict(format!(
-                "approval {approval_id} is waiting in another codewhale process that did not \
-                 take the decision; is it still running?"
-            )));
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        None => Err(RuntimeError::Conflict(format!(
+            "approval {approval_id} is waiting in another codewhale process that did not \
+             take the decision; is it still running?"
+        ))),
     }
 }
 
 /// Forwarded decisions for the approvals in `waiting`, removed from the
-/// store; rows for approvals that are no longer pending anywhere go too.
+/// store (other processes' rows are theirs; a forwarding caller always
+/// removes its own).
 pub async fn taken_for(store: &Arc<Store>, waiting: &[String]) -> Vec<(String, Decision, bool)> {
     let rows = match forwarded::all(store.pool()).await {
         Ok(rows) => rows,

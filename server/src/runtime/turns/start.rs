@@ -156,7 +156,7 @@ impl TurnManager {
             .await;
         if let Err(error) = written {
             self.release(&thread_id, &turn_id);
-            return Err(error.into());
+            return Err(error);
         }
         let record = ThreadRecord::from(thread);
         self.spawn_run(
@@ -180,8 +180,17 @@ impl TurnManager {
         input: &TurnInput,
         opening: Option<&TurnItemRecord>,
         now: &str,
-    ) -> Result<(), StoreError> {
+    ) -> Result<(), RuntimeError> {
         let mut tx = self.store.begin_write().await?;
+        // The in-memory claim covers this process; another process sharing
+        // the store may run a turn on this thread too (checked under the
+        // write lock, so two starts cannot both pass).
+        if store::turns::active_in(tx.conn(), &thread.id).await? {
+            return Err(RuntimeError::Conflict(format!(
+                "thread {} already has an active turn (in another codewhale process)",
+                thread.id
+            )));
+        }
         // Re-read under the write lock: a rename since `begin` read the row
         // must survive this update (and stops a prompt title).
         if let Some(current) = store::threads::get(tx.conn(), &thread.id).await? {
@@ -226,7 +235,7 @@ impl TurnManager {
             ))
             .await?;
         }
-        tx.commit().await
+        Ok(tx.commit().await?)
     }
 
     /// The model a turn started now with the thread's own settings would
