@@ -215,8 +215,10 @@ fn redact_quoted(text: &str) -> String {
     out
 }
 
-/// Drops `user:password@` from a URL.
+/// Drops `user:password@`, the query and the fragment from a URL (any of
+/// them may carry a key, e.g. `?api-key=…`).
 fn redact_url(url: &str) -> String {
+    let url = url.split(['?', '#']).next().unwrap_or_default();
     let Some((scheme, rest)) = url.split_once("://") else {
         return url.to_string();
     };

@@ -187,7 +187,10 @@ async fn answer(
 ) -> (Option<Value>, Option<oneshot::Sender<()>>) {
     let call = match wire::call(value) {
         Ok(call) => call,
-        Err((id, error)) => return (Some(wire::failure(id, error)), None),
+        Err(refused) => {
+            let (id, error) = *refused;
+            return (Some(wire::failure(id, error)), None);
+        }
     };
     let outcome = methods::call(session, &call.method, call.params).await;
     let Some(id) = call.id else {

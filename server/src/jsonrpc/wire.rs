@@ -68,25 +68,30 @@ impl From<RuntimeError> for RpcError {
 
 /// Reads one request object. `Err` carries the id to answer with (null when
 /// the request is too broken to have one) and the error.
-pub fn call(value: Value) -> Result<Call, (Value, RpcError)> {
+pub fn call(value: Value) -> Result<Call, Box<(Value, RpcError)>> {
     let Value::Object(mut object) = value else {
-        return Err((
+        return Err(Box::new((
             Value::Null,
             RpcError::new(INVALID_REQUEST, "a request must be a JSON object"),
-        ));
+        )));
     };
     let id = match object.remove("id") {
         None => None,
         Some(id @ (Value::String(_) | Value::Number(_) | Value::Null)) => Some(id),
         Some(_) => {
-            return Err((
+            return Err(Box::new((
                 Value::Null,
                 RpcError::new(INVALID_REQUEST, "id must be a string, a number or null"),
-            ))
+            )))
         }
     };
     let answer_to = id.clone().unwrap_or(Value::Null);
-    let invalid = |message: &str| Err((answer_to.clone(), RpcError::new(INVALID_REQUEST, message)));
+    let invalid = |message: &str| {
+        Err(Box::new((
+            answer_to.clone(),
+            RpcError::new(INVALID_REQUEST, message),
+        )))
+    };
     if object.get("jsonrpc") != Some(&Value::String("2.0".into())) {
         return invalid("jsonrpc must be \"2.0\"");
     }
@@ -98,10 +103,10 @@ pub fn call(value: Value) -> Result<Call, (Value, RpcError)> {
         None | Some(Value::Null) => Map::new(),
         Some(Value::Object(params)) => params,
         Some(_) => {
-            return Err((
+            return Err(Box::new((
                 answer_to,
                 RpcError::invalid_params("params must be an object (named parameters)"),
-            ))
+            )))
         }
     };
     Ok(Call { id, method, params })
@@ -136,7 +141,7 @@ mod tests {
         assert_eq!(note.id, None);
         assert_eq!(note.params["a"], 1);
 
-        let refused = |value: Value| call(value).unwrap_err();
+        let refused = |value: Value| *call(value).unwrap_err();
         assert_eq!(refused(json!([1])).1.code, INVALID_REQUEST);
         assert_eq!(
             refused(json!({"id":1,"method":"x"})),
