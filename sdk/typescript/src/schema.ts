@@ -23,98 +23,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/approvals/{approval_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Answers an `approval.required`; `approval.decided` records it. */
-        post: operations["decideApproval"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/devices": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Paired devices: all of them for the computer, itself for a device. */
-        get: operations["listDevices"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/devices/pairings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Mints a one-time pairing link (and its QR code) for a phone. Only the
-         *     computer may; the server must run with `--mobile`.
-         */
-        post: operations["createPairing"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/devices/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** Revokes a device: its session ends and its open streams close at once. */
-        delete: operations["revokeDevice"];
-        options?: never;
-        head?: never;
-        /** Renames a device (the computer: any; a device: itself). */
-        patch: operations["renameDevice"];
-        trace?: never;
-    };
-    "/v1/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * This document (OpenAPI 3.1), generated from the code of the running
-         *     build. Public and secret-free, like `/v1/runtime/info`.
-         */
-        get: operations["getOpenApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/runtime/info": {
         parameters: {
             query?: never;
@@ -135,15 +43,18 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/snapshots": {
+    "/v1/openapi.json": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Recent workspace snapshots, newest first (every workspace). */
-        get: operations["listSnapshots"];
+        /**
+         * This document (OpenAPI 3.1), generated from the code of the running
+         *     build. Public and secret-free, like `/v1/runtime/info`.
+         */
+        get: operations["getOpenApiDocument"];
         put?: never;
         post?: never;
         delete?: never;
@@ -208,43 +119,6 @@ export interface paths {
         patch: operations["updateThread"];
         trace?: never;
     };
-    "/v1/threads/{id}/compact": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * 202: the compaction runs as a turn; follow it on the event stream.
-         *     The body is optional: none, blank or JSON `null` are the defaults.
-         */
-        post: operations["compactThread"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/threads/{id}/edit-last-turn": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Takes the last turn back and sends `prompt` in its place. */
-        post: operations["editLastTurn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/threads/{id}/events": {
         parameters: {
             query?: never;
@@ -295,26 +169,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/threads/{id}/fork-at-user-message": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A new thread whose history ends just before the given user message,
-         *     with the workspace as it was there as a snapshot to restore.
-         */
-        post: operations["forkAtUserMessage"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/threads/{id}/resume": {
         parameters: {
             query?: never;
@@ -326,6 +180,284 @@ export interface paths {
         put?: never;
         /** Brings a thread back to active work (unarchives it). */
         post: operations["resumeThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/turns": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Starts a turn; follow it on the thread's event stream. */
+        post: operations["startTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/turns/{turn_id}/steer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Adds a message to a running turn; the model reads it at its next step. */
+        post: operations["steerTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/turns/{turn_id}/interrupt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Asks a running turn to stop; `turn.completed` (interrupted) follows. */
+        post: operations["interruptTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/compact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * 202: the compaction runs as a turn; follow it on the event stream.
+         *     The body is optional: none, blank or JSON `null` are the defaults.
+         */
+        post: operations["compactThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{approval_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Answers an `approval.required`; `approval.decided` records it. */
+        post: operations["decideApproval"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/user-input/{thread_id}/{input_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Answers a `user_input.required`. The answers reach the model and are
+         *     never stored.
+         */
+        post: operations["answerUserInput"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/turns/{turn_id}/tool-calls/{call_id}/result": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The result of a client-executed tool (`tool_call.requested`). Exactly
+         *     one result per call is accepted.
+         */
+        post: operations["submitToolResult"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/usage": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tokens and cost, totalled and grouped. */
+        get: operations["getUsage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/devices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Paired devices: all of them for the computer, itself for a device. */
+        get: operations["listDevices"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/devices/pairings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mints a one-time pairing link (and its QR code) for a phone. Only the
+         *     computer may; the server must run with `--mobile`.
+         */
+        post: operations["createPairing"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/devices/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Revokes a device: its session ends and its open streams close at once. */
+        delete: operations["revokeDevice"];
+        options?: never;
+        head?: never;
+        /** Renames a device (the computer: any; a device: itself). */
+        patch: operations["renameDevice"];
+        trace?: never;
+    };
+    "/v1/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Recent workspace snapshots, newest first (every workspace). */
+        get: operations["listSnapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/snapshots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The thread's snapshots, newest first: before and after each turn that
+         *     changed files, around each restore, and where a fork started.
+         */
+        get: operations["listThreadSnapshots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/snapshots/restore": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Puts a snapshot's files back (compare-and-swap: every path it changes
+         *     must be as codewhale last recorded it). The restore is recorded too,
+         *     so restoring `before` takes it back.
+         */
+        post: operations["restoreSnapshot"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/undo": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Takes the last turn back: its files as they were before it (same
+         *     compare-and-swap) and its messages out of what the model sees.
+         */
+        post: operations["undoTurn"];
         delete?: never;
         options?: never;
         head?: never;
@@ -346,6 +478,43 @@ export interface paths {
          *     another model).
          */
         post: operations["retryTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/edit-last-turn": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Takes the last turn back and sends `prompt` in its place. */
+        post: operations["editLastTurn"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/fork-at-user-message": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new thread whose history ends just before the given user message,
+         *     with the workspace as it was there as a snapshot to restore.
+         */
+        post: operations["forkAtUserMessage"];
         delete?: never;
         options?: never;
         head?: never;
@@ -395,138 +564,6 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/threads/{id}/snapshots": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The thread's snapshots, newest first: before and after each turn that
-         *     changed files, around each restore, and where a fork started.
-         */
-        get: operations["listThreadSnapshots"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/threads/{id}/snapshots/restore": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Puts a snapshot's files back (compare-and-swap: every path it changes
-         *     must be as codewhale last recorded it). The restore is recorded too,
-         *     so restoring `before` takes it back.
-         */
-        post: operations["restoreSnapshot"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/threads/{id}/turns": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Starts a turn; follow it on the thread's event stream. */
-        post: operations["startTurn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/threads/{id}/turns/{turn_id}/interrupt": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Asks a running turn to stop; `turn.completed` (interrupted) follows. */
-        post: operations["interruptTurn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/threads/{id}/turns/{turn_id}/steer": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Adds a message to a running turn; the model reads it at its next step. */
-        post: operations["steerTurn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/threads/{id}/turns/{turn_id}/tool-calls/{call_id}/result": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * The result of a client-executed tool (`tool_call.requested`). Exactly
-         *     one result per call is accepted.
-         */
-        post: operations["submitToolResult"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/threads/{id}/undo": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Takes the last turn back: its files as they were before it (same
-         *     compare-and-swap) and its messages out of what the model sees.
-         */
-        post: operations["undoTurn"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/v1/threads/{id}/workspace/browse": {
         parameters: {
             query?: never;
@@ -540,28 +577,6 @@ export interface paths {
          *     followed.
          */
         get: operations["browseThreadWorkspace"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/threads/{id}/workspace/diff": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * The thread's workspace against HEAD: tracked changes (renames
-         *     detected) and untracked files, as hunks of lines. Computed without a
-         *     shell; link targets and binary contents are never sent; bounded by
-         *     `limits` (a cut sets `truncated`).
-         */
-        get: operations["getThreadWorkspaceDiff"];
         put?: never;
         post?: never;
         delete?: never;
@@ -590,37 +605,22 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
-    "/v1/usage": {
+    "/v1/threads/{id}/workspace/diff": {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /** Tokens and cost, totalled and grouped. */
-        get: operations["getUsage"];
+        /**
+         * The thread's workspace against HEAD: tracked changes (renames
+         *     detected) and untracked files, as hunks of lines. Computed without a
+         *     shell; link targets and binary contents are never sent; bounded by
+         *     `limits` (a cut sets `truncated`).
+         */
+        get: operations["getThreadWorkspaceDiff"];
         put?: never;
         post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/v1/user-input/{thread_id}/{input_id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Answers a `user_input.required`. The answers reach the model and are
-         *     never stored.
-         */
-        post: operations["answerUserInput"];
         delete?: never;
         options?: never;
         head?: never;
@@ -708,10 +708,10 @@ export interface components {
          *     if the turn had already moved on).
          */
         ApprovalDecided: {
+            ok: boolean;
             approval_id: string;
             decision: components["schemas"]["ApprovalDecision"];
             delivered: boolean;
-            ok: boolean;
         };
         /** @description `approval.decided` */
         ApprovalDecidedEvent: components["schemas"]["EventEnvelope"] & {
@@ -730,18 +730,18 @@ export interface components {
         /** @description `approval.decided`: the one terminal receipt of an approval. */
         ApprovalDecidedPayload: {
             approval_id: string;
-            /** @description Allowed by the thread's `auto_approve` without asking. */
-            auto?: boolean | null;
-            /** @description Denied because the turn ended first. */
-            canceled?: boolean | null;
             decision: components["schemas"]["ApprovalDecision"];
-            /** @description Written by a restart that found the approval unsettled. */
-            recovered?: boolean | null;
             /** @description A client's decision: whether it also turned on `auto_approve`. */
             remember?: boolean | null;
-            terminal?: boolean | null;
+            /** @description Allowed by the thread's `auto_approve` without asking. */
+            auto?: boolean | null;
             /** @description Denied because nobody answered in time. */
             timeout?: boolean | null;
+            /** @description Denied because the turn ended first. */
+            canceled?: boolean | null;
+            terminal?: boolean | null;
+            /** @description Written by a restart that found the approval unsettled. */
+            recovered?: boolean | null;
         };
         /**
          * @description A client's answer to an approval request.
@@ -764,13 +764,13 @@ export interface components {
         };
         /** @description `approval.required`, and a row of a snapshot's `pending_approvals`. */
         ApprovalRequiredPayload: {
-            approval_id: string;
-            description: string;
             /** @description Same as `approval_id`. */
             id: string;
-            intent_summary: string;
-            tool_name: string;
+            approval_id: string;
             turn_id: string;
+            tool_name: string;
+            description: string;
+            intent_summary: string;
         };
         /** @description `approval.timeout` */
         ApprovalTimeoutEvent: components["schemas"]["EventEnvelope"] & {
@@ -797,19 +797,19 @@ export interface components {
          *     makes the feature work, never before.
          */
         Capabilities: {
-            approvals: boolean;
-            environments: boolean;
-            event_replay: boolean;
-            external_tools: boolean;
-            mobile: boolean;
-            threads: boolean;
-            turn_interrupt: boolean;
-            turn_steer: boolean;
-            turns: boolean;
-            usage: boolean;
-            user_input: boolean;
-            web_bootstrap: boolean;
             web_client: boolean;
+            web_bootstrap: boolean;
+            threads: boolean;
+            turns: boolean;
+            turn_steer: boolean;
+            turn_interrupt: boolean;
+            event_replay: boolean;
+            approvals: boolean;
+            user_input: boolean;
+            external_tools: boolean;
+            usage: boolean;
+            mobile: boolean;
+            environments: boolean;
             worker_runtime: boolean;
         };
         /** @description `POST /v1/threads/{id}/compact`. */
@@ -818,26 +818,26 @@ export interface components {
         };
         /** @description `POST /v1/devices/pairings`: mint a one-time pairing link. */
         CreatePairing: {
-            /** @description The name the paired device starts with. */
-            label?: ((string & (unknown & unknown)) | null) & (unknown & unknown);
             /**
              * Format: int64
              * @description Seconds the link stays usable (default 300, at most 3600).
              */
             ttl_seconds?: number | null;
+            /** @description The name the paired device starts with. */
+            label?: ((string & (unknown & unknown)) | null) & (unknown & unknown);
         };
         CreateThread: {
-            allow_shell?: boolean | null;
-            auto_approve?: boolean | null;
-            dynamic_tools?: components["schemas"]["DynamicToolSpec"][] | null;
-            /** @enum {string|null} */
-            mode?: "agent" | "plan" | "yolo" | "review" | null;
             model?: string | null;
             model_provider?: string | null;
+            workspace?: string | null;
+            /** @enum {string|null} */
+            mode?: "agent" | "plan" | "yolo" | "review" | null;
+            allow_shell?: boolean | null;
+            trust_mode?: boolean | null;
+            auto_approve?: boolean | null;
             system_prompt?: string | null;
             title?: string | null;
-            trust_mode?: boolean | null;
-            workspace?: string | null;
+            dynamic_tools?: components["schemas"]["DynamicToolSpec"][] | null;
         };
         /** @description Body of `POST /v1/approvals/{approval_id}`. */
         DecideApproval: {
@@ -850,16 +850,16 @@ export interface components {
          *     keeps only a hash).
          */
         DeviceRecord: {
-            created_at: string;
-            /** @description True for the device making this request. */
-            current?: boolean;
             id: string;
-            /** @description The peer address of its latest request. */
-            last_address: string | null;
-            last_seen_at: string;
             /** @description Editable; first guessed from the User-Agent (or the pairing label). */
             name: string;
             user_agent: string | null;
+            created_at: string;
+            last_seen_at: string;
+            /** @description The peer address of its latest request. */
+            last_address: string | null;
+            /** @description True for the device making this request. */
+            current?: boolean;
         };
         /** @description `DELETE /v1/devices/{id}`. */
         DeviceRevoked: {
@@ -867,14 +867,13 @@ export interface components {
             revoked: boolean;
         };
         DiffFile: {
-            /** @description Binary on either side: no lines are sent. */
-            binary: boolean;
-            hunks: components["schemas"]["DiffHunk"][];
-            /** @description The path in HEAD of a renamed or copied file. */
-            old_path: string | null;
             /** @description Relative to the workspace; the new path of a rename. */
             path: string;
+            /** @description The path in HEAD of a renamed or copied file. */
+            old_path: string | null;
             status: components["schemas"]["DiffFileStatus"];
+            /** @description Binary on either side: no lines are sent. */
+            binary: boolean;
             /**
              * @description A symbolic link on either side: its target is never read, so no
              *     hunks. (Submodules and untracked nested repositories have none
@@ -886,6 +885,7 @@ export interface components {
              *     diff's byte budget), or a side was too large to read.
              */
             truncated: boolean;
+            hunks: components["schemas"]["DiffHunk"][];
         };
         /**
          * @description How a file differs from HEAD.
@@ -893,26 +893,20 @@ export interface components {
          */
         DiffFileStatus: "added" | "modified" | "deleted" | "renamed" | "copied" | "type_changed" | "conflicted" | "untracked";
         DiffHunk: {
-            /** @description `@@ -old_start,old_lines +new_start,new_lines @@` */
-            header: string;
-            lines: components["schemas"]["DiffLine"][];
             /** Format: int32 */
-            new_lines: number;
-            /** Format: int32 */
-            new_start: number;
+            old_start: number;
             /** Format: int32 */
             old_lines: number;
             /** Format: int32 */
-            old_start: number;
+            new_start: number;
+            /** Format: int32 */
+            new_lines: number;
+            /** @description `@@ -old_start,old_lines +new_start,new_lines @@` */
+            header: string;
+            lines: components["schemas"]["DiffLine"][];
         };
         /** @description The bounds a diff is cut to; a cut sets `truncated`. */
         DiffLimits: {
-            /**
-             * Format: int64
-             * @description A side larger than this is not read (the file is `truncated`).
-             * @constant
-             */
-            max_file_bytes: 524288;
             /**
              * Format: int32
              * @constant
@@ -934,19 +928,25 @@ export interface components {
              * @constant
              */
             max_total_bytes: 4194304;
+            /**
+             * Format: int64
+             * @description A side larger than this is not read (the file is `truncated`).
+             * @constant
+             */
+            max_file_bytes: 524288;
         };
         DiffLine: {
             kind: components["schemas"]["DiffLineKind"];
             /**
              * Format: int32
-             * @description 1-based; null for a deleted line.
-             */
-            new_line: number | null;
-            /**
-             * Format: int32
              * @description 1-based; null for an added line.
              */
             old_line: number | null;
+            /**
+             * Format: int32
+             * @description 1-based; null for a deleted line.
+             */
+            new_line: number | null;
             /** @description Without its line ending. */
             text: string;
         };
@@ -954,28 +954,28 @@ export interface components {
         DiffLineKind: "context" | "add" | "delete";
         /** @description `tool_call.requested`, and a row of `pending_dynamic_tool_calls`. */
         DynamicToolCall: {
-            arguments: unknown;
+            thread_id: string;
+            turn_id: string;
             call_id: string;
             namespace?: string | null;
-            thread_id: string;
             tool: string;
-            turn_id: string;
+            arguments: unknown;
         };
         /** @description `POST /v1/threads/{id}/turns/{turn_id}/tool-calls/{call_id}/result`. */
         DynamicToolResult: {
-            content?: components["schemas"]["ToolContent"][];
             success: boolean;
+            content?: components["schemas"]["ToolContent"][];
         };
         /** @description A tool the client executes, registered on a thread or a turn. */
         DynamicToolSpec: {
+            namespace?: string | null;
+            name: string;
             description?: string;
             /** @description A JSON Schema of an object: `{"type": "object", …}` (the default) */
             input_schema?: {
                 /** @constant */
                 type: "object";
             };
-            name: string;
-            namespace?: string | null;
         };
         /** @description `POST /v1/threads/{id}/edit-last-turn`. */
         EditLastTurn: {
@@ -984,39 +984,39 @@ export interface components {
         /** @enum {string} */
         EntryKind: "file" | "dir" | "symlink" | "other";
         ErrorBody: {
+            message: string;
+            /** Format: int32 */
+            status: number;
             /**
              * @description Workspace paths that changed since codewhale last recorded them, when
              *     a restore or undo refused because of them (409).
              */
             conflicts?: string[] | null;
-            message: string;
-            /** Format: int32 */
-            status: number;
         };
         /** @description Every `/v1` error body: `{"error":{"message":"…","status":N}}`. */
         ErrorEnvelope: {
             error: components["schemas"]["ErrorBody"];
         };
         EventEnvelope: {
-            /** @description Alias of `timestamp`. */
-            created_at: string;
-            event: string;
-            item_id: string | null;
-            /** @description Mirrors `event` for typed clients. */
-            kind: string;
-            payload: unknown;
+            /** Format: int32 */
+            schema_version: number;
+            /** Format: int64 */
+            seq: number;
             /**
              * Format: int64
              * @description The previous event delivered on this stream (or the replay cursor).
              */
             previous_seq: number;
-            /** Format: int32 */
-            schema_version: number;
-            /** Format: int64 */
-            seq: number;
+            event: string;
+            /** @description Mirrors `event` for typed clients. */
+            kind: string;
             thread_id: string;
-            timestamp: string;
             turn_id: string | null;
+            item_id: string | null;
+            timestamp: string;
+            /** @description Alias of `timestamp`. */
+            created_at: string;
+            payload: unknown;
         };
         /**
          * @description What a restore did to one path.
@@ -1032,14 +1032,14 @@ export interface components {
          *     it on the new thread to go back there too).
          */
         ForkedAt: {
-            snapshot: components["schemas"]["SnapshotRecord"] | null;
             thread: components["schemas"]["ThreadRecord"];
+            snapshot: components["schemas"]["SnapshotRecord"] | null;
         };
         /** @description `GET /health`. */
         Health: {
-            mode: string;
-            service: string;
             status: string;
+            service: string;
+            mode: string;
         };
         /** @description `item.completed` */
         ItemCompletedEvent: components["schemas"]["EventEnvelope"] & {
@@ -1137,6 +1137,7 @@ export interface components {
          *     `expires_at`, and is shown only to whoever minted it.
          */
         PairingCreated: {
+            url: string;
             expires_at: string;
             label: string | null;
             /** @description The QR code of `url` as a standalone SVG document. */
@@ -1146,58 +1147,57 @@ export interface components {
              *     self-signed certificate (compare it on the phone).
              */
             tls_fingerprint: string | null;
-            url: string;
         };
         /** @description `PATCH /v1/devices/{id}`. */
         PatchDevice: {
             name: string & (unknown & unknown);
         };
         PatchThread: {
-            allow_shell?: boolean | null;
             archived?: boolean | null;
+            allow_shell?: boolean | null;
+            trust_mode?: boolean | null;
             auto_approve?: boolean | null;
+            model?: string | null;
             /** @enum {string|null} */
             mode?: "agent" | "plan" | "yolo" | "review" | null;
-            model?: string | null;
-            system_prompt?: string | null;
             title?: string | null;
-            trust_mode?: boolean | null;
+            system_prompt?: string | null;
             workspace?: string | null;
-        } | {
-            allow_shell: unknown;
         } | {
             archived: unknown;
         } | {
-            auto_approve: unknown;
+            allow_shell: unknown;
         } | {
-            mode: unknown;
+            trust_mode: unknown;
+        } | {
+            auto_approve: unknown;
         } | {
             model: unknown;
         } | {
-            system_prompt: unknown;
+            mode: unknown;
         } | {
             title: unknown;
         } | {
-            trust_mode: unknown;
+            system_prompt: unknown;
         } | {
             workspace: unknown;
         };
         Question: {
-            allow_free_text?: boolean;
-            header?: string;
             id: string;
-            multi_select?: boolean;
-            options?: components["schemas"]["QuestionOption"][];
+            header?: string;
             question: string;
+            options?: components["schemas"]["QuestionOption"][];
+            allow_free_text?: boolean;
+            multi_select?: boolean;
         };
         QuestionOption: {
-            description?: string;
             label: string;
+            description?: string;
         };
         /** @description What retry and edit answer: the turn taken back and the new one. */
         Rerun: {
-            started: components["schemas"]["TurnStarted"];
             undone: components["schemas"]["Undone"];
+            started: components["schemas"]["TurnStarted"];
         };
         /**
          * @description Why files were restored.
@@ -1210,23 +1210,23 @@ export interface components {
         };
         /** @description A restore that happened: what it put back and how to take it back. */
         Restored: {
+            reason: components["schemas"]["RestoreReason"];
+            /** @description The snapshot put back. */
+            restored_from: string;
             /**
              * @description The files as they were just before (restore it to undo this).
              *     Null when nothing needed to change.
              */
             before: string | null;
+            snapshot: components["schemas"]["SnapshotRecord"] | null;
             files: components["schemas"]["RestoredFile"][];
-            reason: components["schemas"]["RestoreReason"];
-            /** @description The snapshot put back. */
-            restored_from: string;
             /** @description The `review_action` item reverted, when that is why. */
             review_action_id?: string | null;
-            snapshot: components["schemas"]["SnapshotRecord"] | null;
         };
         RestoredFile: {
-            change: components["schemas"]["FileChange"];
             /** @description Relative to the workspace. */
             path: string;
+            change: components["schemas"]["FileChange"];
         };
         /**
          * @description `POST /v1/threads/{id}/retry`: the last prompt again, optionally on
@@ -1244,9 +1244,9 @@ export interface components {
         /** @description What a `review_action` item records (`metadata.action`). */
         ReviewAction: {
             finding_ids: string[];
-            reverted: components["schemas"]["ReviewReversal"] | null;
             /** @description The turn that applies them. */
             turn_id: string;
+            reverted: components["schemas"]["ReviewReversal"] | null;
         };
         /** @description The turn applying the findings and the `review_action` item opening it. */
         ReviewApplied: {
@@ -1258,22 +1258,22 @@ export interface components {
          *     `review_finding` item).
          */
         ReviewFinding: {
-            body: string;
-            /** Format: int32 */
-            end_line: number;
-            /** @description The lines as they were when the finding was submitted. */
-            original: string;
             /** @description Workspace-relative, `/`-separated. */
             path: string;
-            priority: components["schemas"]["ReviewPriority"];
-            /** @description The exact text to put in place of those lines, when the agent gave one. */
-            replacement: string | null;
             /**
              * Format: int32
              * @description 1-based, inclusive.
              */
             start_line: number;
+            /** Format: int32 */
+            end_line: number;
+            priority: components["schemas"]["ReviewPriority"];
             title: string;
+            body: string;
+            /** @description The exact text to put in place of those lines, when the agent gave one. */
+            replacement: string | null;
+            /** @description The lines as they were when the finding was submitted. */
+            original: string;
         };
         /**
          * @description How much a finding matters: p0 (must fix) to p3 (nit).
@@ -1292,17 +1292,17 @@ export interface components {
         };
         /** @description `GET /v1/runtime/info`: public, secret-free facts about this process. */
         RuntimeInfo: {
-            auth_required: boolean;
-            bind_host: string;
-            capabilities: components["schemas"]["Capabilities"];
-            codewhale_version: string;
-            /** Format: int32 */
-            port: number;
-            runtime_api_version: string;
             service: string;
-            transports: string[];
+            runtime_api_version: string;
+            codewhale_version: string;
             /** @description Same as `codewhale_version`; kept for clients of the reference API. */
             version: string;
+            bind_host: string;
+            /** Format: int32 */
+            port: number;
+            auth_required: boolean;
+            transports: string[];
+            capabilities: components["schemas"]["Capabilities"];
         };
         /** @description `snapshot.created` */
         SnapshotCreatedEvent: components["schemas"]["EventEnvelope"] & {
@@ -1329,44 +1329,39 @@ export interface components {
         SnapshotKind: "pre_turn" | "post_turn" | "pre_restore" | "restore" | "fork_point";
         /** @description A recorded state of a workspace's files (what `.gitignore` leaves in). */
         SnapshotRecord: {
-            created_at: string;
             id: string;
-            kind: components["schemas"]["SnapshotKind"];
             /** @description `pre-turn:<turn id>`, `post-turn:<turn id>`, `restore:<snapshot id>`… */
             label: string;
-            /** @description For a restore: the snapshot it put back. */
-            restored_from: string | null;
-            thread_id: string;
             /**
              * Format: int64
              * @description Unix seconds.
              */
             timestamp: number;
-            turn_id: string | null;
+            created_at: string;
+            kind: components["schemas"]["SnapshotKind"];
             workspace: string;
+            thread_id: string;
+            turn_id: string | null;
+            /** @description For a restore: the snapshot it put back. */
+            restored_from: string | null;
         };
         /** @description `POST /v1/threads/{id}/turns`. Per-turn fields override the thread's. */
         StartTurn: {
-            allow_shell?: boolean | null;
-            auto_approve?: boolean | null;
-            /** @description Added to the thread's dynamic tools for this turn (same name wins). */
-            dynamic_tools?: components["schemas"]["DynamicToolSpec"][] | null;
+            prompt: string;
             input_summary?: string | null;
-            /** @enum {string|null} */
-            mode?: "agent" | "plan" | "yolo" | "review" | null;
             model?: string | null;
             /** @description A provider id from config (deepseek, openai, or a custom one). */
             model_provider?: string | null;
-            prompt: string;
+            /** @enum {string|null} */
+            mode?: "agent" | "plan" | "yolo" | "review" | null;
+            allow_shell?: boolean | null;
             trust_mode?: boolean | null;
+            auto_approve?: boolean | null;
+            /** @description Added to the thread's dynamic tools for this turn (same name wins). */
+            dynamic_tools?: components["schemas"]["DynamicToolSpec"][] | null;
         };
         /** @description How many paths are in each state, as `git status` counts them. */
         StatusCounts: {
-            /**
-             * Format: int32
-             * @description Unmerged.
-             */
-            conflicted: number;
             /**
              * Format: int32
              * @description Changed in the index.
@@ -1382,6 +1377,11 @@ export interface components {
              * @description Untracked entries (a new directory counts once).
              */
             untracked: number;
+            /**
+             * Format: int32
+             * @description Unmerged.
+             */
+            conflicted: number;
         };
         /** @description `POST /v1/threads/{id}/turns/{turn_id}/steer`. */
         SteerTurn: {
@@ -1391,31 +1391,31 @@ export interface components {
         StreamEvent: components["schemas"]["ThreadStartedEvent"] | components["schemas"]["ThreadUpdatedEvent"] | components["schemas"]["ThreadForkedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnSteeredEvent"] | components["schemas"]["TurnInterruptRequestedEvent"] | components["schemas"]["TurnCompletedEvent"] | components["schemas"]["TurnUndoneEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["ItemFailedEvent"] | components["schemas"]["ItemInterruptedEvent"] | components["schemas"]["ApprovalRequiredEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ApprovalTimeoutEvent"] | components["schemas"]["UserInputRequiredEvent"] | components["schemas"]["UserInputAnsweredEvent"] | components["schemas"]["UserInputCanceledEvent"] | components["schemas"]["ToolCallRequestedEvent"] | components["schemas"]["ToolCallResolvedEvent"] | components["schemas"]["ToolCallTimeoutEvent"] | components["schemas"]["ToolCallCanceledEvent"] | components["schemas"]["SnapshotCreatedEvent"] | components["schemas"]["WorkspaceRestoredEvent"];
         /** @description One SSE frame: `id:` is the event's seq, `event:` its name, `data:` the event as JSON (a `StreamEvent`). */
         StreamFrame: {
-            data: string;
-            /** @enum {string} */
-            event: "thread.started" | "thread.updated" | "thread.forked" | "turn.started" | "turn.steered" | "turn.interrupt_requested" | "turn.completed" | "turn.undone" | "item.started" | "item.delta" | "item.completed" | "item.failed" | "item.interrupted" | "approval.required" | "approval.decided" | "approval.timeout" | "user_input.required" | "user_input.answered" | "user_input.canceled" | "tool_call.requested" | "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled" | "snapshot.created" | "workspace.restored";
             /** @description The seq (resume after it with `since_seq` or `Last-Event-ID`) */
             id: string;
+            /** @enum {string} */
+            event: "thread.started" | "thread.updated" | "thread.forked" | "turn.started" | "turn.steered" | "turn.interrupt_requested" | "turn.completed" | "turn.undone" | "item.started" | "item.delta" | "item.completed" | "item.failed" | "item.interrupted" | "approval.required" | "approval.decided" | "approval.timeout" | "user_input.required" | "user_input.answered" | "user_input.canceled" | "tool_call.requested" | "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled" | "snapshot.created" | "workspace.restored";
+            data: string;
         };
         /**
          * @description `GET /v1/threads/{id}`: everything a client needs before it subscribes
          *     to the event stream from `latest_seq`.
          */
         ThreadDetail: {
+            thread: components["schemas"]["ThreadRecord"];
+            turns: components["schemas"]["TurnRecord"][];
+            items: components["schemas"]["TurnItemRecord"][];
+            /** Format: int64 */
+            latest_seq: number;
             /**
              * @description The model the thread's next turn will use: the thread's own, else
              *     the configured default provider's. Null while no provider can run a
              *     turn (starting one would be refused).
              */
             effective_model: string | null;
-            items: components["schemas"]["TurnItemRecord"][];
-            /** Format: int64 */
-            latest_seq: number;
             pending_approvals: components["schemas"]["ApprovalRequiredPayload"][];
-            pending_dynamic_tool_calls: components["schemas"]["ToolCallRequestedPayload"][];
             pending_user_inputs: components["schemas"]["UserInputRequiredPayload"][];
-            thread: components["schemas"]["ThreadRecord"];
-            turns: components["schemas"]["TurnRecord"][];
+            pending_dynamic_tool_calls: components["schemas"]["ToolCallRequestedPayload"][];
         };
         /** @description `thread.forked` */
         ThreadForkedEvent: components["schemas"]["EventEnvelope"] & {
@@ -1433,28 +1433,28 @@ export interface components {
         };
         /** @description `thread.forked`, on the new thread's stream. */
         ThreadForkedPayload: {
-            source_thread_id: string;
             thread: components["schemas"]["ThreadRecord"];
+            source_thread_id: string;
         };
         ThreadRecord: {
-            allow_shell: boolean;
-            archived: boolean;
-            auto_approve: boolean;
-            created_at: string;
-            /** @description Client-executed tools offered to the model on every turn. */
-            dynamic_tools?: components["schemas"]["DynamicToolSpec"][];
             id: string;
-            latest_response_bookmark: string | null;
-            latest_turn_id: string | null;
-            mode: components["schemas"]["Mode"];
+            created_at: string;
+            updated_at: string;
             model: string | null;
             model_provider: string | null;
+            workspace: string | null;
+            mode: components["schemas"]["Mode"];
+            allow_shell: boolean;
+            trust_mode: boolean;
+            auto_approve: boolean;
+            title: string | null;
             system_prompt: string | null;
             task_id: string | null;
-            title: string | null;
-            trust_mode: boolean;
-            updated_at: string;
-            workspace: string | null;
+            latest_turn_id: string | null;
+            latest_response_bookmark: string | null;
+            archived: boolean;
+            /** @description Client-executed tools offered to the model on every turn. */
+            dynamic_tools?: components["schemas"]["DynamicToolSpec"][];
         };
         /** @description `thread.started` */
         ThreadStartedEvent: components["schemas"]["EventEnvelope"] & {
@@ -1476,19 +1476,19 @@ export interface components {
         };
         /** @description A row of `GET /v1/threads/summary`. */
         ThreadSummary: {
-            archived: boolean;
-            branch: string | null;
-            dirty: boolean | null;
-            head: string | null;
             id: string;
+            title: string | null;
+            preview: string | null;
+            model: string | null;
+            mode: string;
+            workspace: string | null;
+            branch: string | null;
+            head: string | null;
+            dirty: boolean | null;
+            archived: boolean;
+            updated_at: string;
             latest_turn_id: string | null;
             latest_turn_status: components["schemas"]["TurnStatus"] | null;
-            mode: string;
-            model: string | null;
-            preview: string | null;
-            title: string | null;
-            updated_at: string;
-            workspace: string | null;
         };
         /** @description `thread.updated` */
         ThreadUpdatedEvent: components["schemas"]["EventEnvelope"] & {
@@ -1506,8 +1506,8 @@ export interface components {
         };
         /** @description `thread.updated`: the thread as it is now and which fields changed. */
         ThreadUpdatedPayload: {
-            changed: string[];
             thread: components["schemas"]["ThreadRecord"];
+            changed: string[];
         };
         /** @description `tool_call.canceled` */
         ToolCallCanceledEvent: components["schemas"]["EventEnvelope"] & {
@@ -1558,25 +1558,25 @@ export interface components {
         };
         /** @description `tool_call.resolved`, `tool_call.timeout` and `tool_call.canceled`. */
         ToolCallSettledPayload: {
+            thread_id: string;
+            turn_id: string;
             call_id: string;
             namespace: string | null;
-            /** @description `canceled`: `turn_ended`, `interrupted`, `process_restart`… */
-            reason?: string | null;
-            recovered?: boolean | null;
-            result_accepted?: boolean | null;
+            tool: string;
             /** @description `resolved`, `timeout` or `canceled`. */
             status: string;
             /** @description `resolved`: what the client reported. */
             success?: boolean | null;
-            terminal?: boolean | null;
-            thread_id: string;
+            result_accepted?: boolean | null;
             /**
              * Format: int64
              * @description `timeout`.
              */
             timeout_secs?: number | null;
-            tool: string;
-            turn_id: string;
+            /** @description `canceled`: `turn_ended`, `interrupted`, `process_restart`… */
+            reason?: string | null;
+            terminal?: boolean | null;
+            recovered?: boolean | null;
         };
         /** @description `tool_call.timeout` */
         ToolCallTimeoutEvent: components["schemas"]["EventEnvelope"] & {
@@ -1639,10 +1639,12 @@ export interface components {
             turn_id: string;
         };
         TurnItemRecord: {
-            detail: string | null;
-            ended_at: string | null;
             id: string;
+            turn_id: string;
             kind: components["schemas"]["ItemKind"];
+            status: components["schemas"]["ItemStatus"];
+            summary: string;
+            detail: string | null;
             /**
              * @description By kind: a file change's `diff`, a command's `arguments`, a review
              *     finding's `finding` (ReviewFinding), a review action's `action`
@@ -1650,38 +1652,36 @@ export interface components {
              */
             metadata: unknown;
             started_at: string | null;
-            status: components["schemas"]["ItemStatus"];
-            summary: string;
-            turn_id: string;
+            ended_at: string | null;
         };
         /** @description `turn.started` and `turn.completed`. */
         TurnPayload: {
+            turn: components["schemas"]["TurnRecord"];
             /** @description Present (true) when a restart found the turn unfinished and ended it. */
             recovered?: boolean | null;
-            turn: components["schemas"]["TurnRecord"];
         };
         TurnRecord: {
+            id: string;
+            thread_id: string;
+            status: components["schemas"]["TurnStatus"];
+            input_summary: string;
             created_at: string;
+            started_at: string | null;
+            ended_at: string | null;
             /** Format: int64 */
             duration_ms: number | null;
-            effective_billing_surface: string | null;
-            effective_model: string | null;
+            usage: components["schemas"]["Usage"];
             effective_provider: string | null;
-            ended_at: string | null;
+            effective_model: string | null;
+            effective_billing_surface: string | null;
             error: string | null;
-            id: string;
-            input_summary: string;
-            started_at: string | null;
-            status: components["schemas"]["TurnStatus"];
             /** Format: int32 */
             steer_count: number;
-            thread_id: string;
             /**
              * @description When undo, retry or edit took the turn back (the model no longer
              *     sees it); null otherwise.
              */
             undone_at: string | null;
-            usage: components["schemas"]["Usage"];
         };
         /** @description `POST /v1/threads/{id}/turns` and `/compact`. */
         TurnStarted: {
@@ -1720,10 +1720,10 @@ export interface components {
         };
         /** @description `turn.steered`. */
         TurnSteeredPayload: {
+            turn_id: string;
             prompt: string;
             /** Format: int32 */
             steer_count: number;
-            turn_id: string;
         };
         /** @description `turn.undone` */
         TurnUndoneEvent: components["schemas"]["EventEnvelope"] & {
@@ -1741,17 +1741,17 @@ export interface components {
         };
         /** @description `POST /v1/threads/{id}/undo`. */
         Undone: {
-            restored: components["schemas"]["Restored"] | null;
             /** @description The turn taken back (its `undone_at` set). */
             turn: components["schemas"]["TurnRecord"];
+            restored: components["schemas"]["Restored"] | null;
         };
         Usage: {
-            /** Format: int64 */
-            cached_tokens: number;
             /** Format: int64 */
             input_tokens: number;
             /** Format: int64 */
             output_tokens: number;
+            /** Format: int64 */
+            cached_tokens: number;
             /** Format: int64 */
             reasoning_tokens: number;
         };
@@ -1760,32 +1760,32 @@ export interface components {
         };
         /** @description `GET /v1/usage`. */
         UsageReport: {
+            since: string | null;
+            until: string | null;
+            group_by: string;
+            totals: components["schemas"]["UsageTotals"];
             /** @description Ascending by key. */
             buckets: components["schemas"]["UsageBucket"][];
-            group_by: string;
-            since: string | null;
-            totals: components["schemas"]["UsageTotals"];
-            until: string | null;
         };
         UsageTotals: {
-            /** Format: int64 */
-            cached_tokens: number;
-            /** Format: double */
-            cost_usd: number;
             /** Format: int64 */
             input_tokens: number;
             /** Format: int64 */
             output_tokens: number;
             /** Format: int64 */
+            cached_tokens: number;
+            /** Format: int64 */
             reasoning_tokens: number;
+            /** Format: double */
+            cost_usd: number;
             /** Format: int64 */
             turns: number;
         };
         /** @description Reply to `POST /v1/user-input/{thread_id}/{input_id}`. */
         UserInputAnswered: {
-            delivered: boolean;
-            input_id: string;
             ok: boolean;
+            input_id: string;
+            delivered: boolean;
         };
         /** @description `user_input.answered` */
         UserInputAnsweredEvent: components["schemas"]["EventEnvelope"] & {
@@ -1826,10 +1826,10 @@ export interface components {
             input_id: string;
             /** @description `timeout`, `turn_ended` or `process_restart`. */
             reason: string;
-            recovered?: boolean | null;
-            terminal?: boolean | null;
             /** Format: int64 */
             timeout_secs?: number | null;
+            terminal?: boolean | null;
+            recovered?: boolean | null;
         };
         /** @description `user_input.required` carries `{id, request}` with this request. */
         UserInputRequest: {
@@ -1854,34 +1854,34 @@ export interface components {
             /** @description Same as `input_id`. */
             id: string;
             input_id: string;
-            request: components["schemas"]["UserInputRequest"];
             thread_id: string;
             turn_id: string;
+            request: components["schemas"]["UserInputRequest"];
         };
         /**
          * @description `GET /v1/threads/{id}/workspace/diff`: the work tree (tracked and
          *     untracked files) against HEAD.
          */
         WorkspaceDiff: {
-            files: components["schemas"]["DiffFile"][];
+            workspace: string;
             /**
              * @description The commit compared against; null before the first commit
              *     (then every file is added).
              */
             head: string | null;
-            limits: components["schemas"]["DiffLimits"];
+            files: components["schemas"]["DiffFile"][];
             /**
              * @description Something was left out: files beyond `max_files`, or a file's hunks
              *     or lines (that file is marked too).
              */
             truncated: boolean;
-            workspace: string;
+            limits: components["schemas"]["DiffLimits"];
         };
         WorkspaceEntry: {
-            kind: components["schemas"]["EntryKind"];
             name: string;
             /** @description Relative to the workspace. */
             path: string;
+            kind: components["schemas"]["EntryKind"];
             /**
              * Format: int64
              * @description Bytes, for files.
@@ -1890,14 +1890,11 @@ export interface components {
         };
         /** @description `GET …/workspace/file`. */
         WorkspaceFile: {
-            /** @description A NUL byte in the first 8 KiB, or not UTF-8: no content is sent. */
-            binary: boolean;
-            /** @description The text; null for a binary file. */
-            content: string | null;
-            /** @description From the extension (`rust`, `typescript`…). */
-            language_hint: string | null;
+            workspace: string;
             /** @description Relative to the workspace (a link inside is shown as its target). */
             path: string;
+            /** @description The text; null for a binary file. */
+            content: string | null;
             /**
              * Format: int64
              * @description The whole file's size in bytes.
@@ -1905,20 +1902,23 @@ export interface components {
             size: number;
             /** @description Only the first part of the file is in `content`. */
             truncated: boolean;
-            workspace: string;
+            /** @description A NUL byte in the first 8 KiB, or not UTF-8: no content is sent. */
+            binary: boolean;
+            /** @description From the extension (`rust`, `typescript`…). */
+            language_hint: string | null;
         };
         /**
          * @description `GET …/workspace/browse`: directories first, then by name; entries
          *     ignored by git (and `.git` itself) are left out.
          */
         WorkspaceListing: {
-            entries: components["schemas"]["WorkspaceEntry"][];
-            /** @description The directory listed, relative to the workspace (`.` for itself). */
-            path: string;
-            /** @description More entries than the listing limit: some were left out. */
-            truncated: boolean;
             /** @description The workspace's absolute path. */
             workspace: string;
+            /** @description The directory listed, relative to the workspace (`.` for itself). */
+            path: string;
+            entries: components["schemas"]["WorkspaceEntry"][];
+            /** @description More entries than the listing limit: some were left out. */
+            truncated: boolean;
         };
         /** @description `workspace.restored` */
         WorkspaceRestoredEvent: components["schemas"]["EventEnvelope"] & {
@@ -1943,6 +1943,15 @@ export interface components {
          *     and every git field is null.
          */
         WorkspaceStatus: {
+            workspace: string;
+            is_git: boolean;
+            /** @description Null when detached. */
+            branch: string | null;
+            /** @description The full commit id; null before the first commit. */
+            head: string | null;
+            dirty: boolean | null;
+            /** @description `origin/main`…; null without one. */
+            upstream: string | null;
             /**
              * Format: int32
              * @description Commits ahead of the upstream; null without one.
@@ -1950,16 +1959,7 @@ export interface components {
             ahead: number | null;
             /** Format: int32 */
             behind: number | null;
-            /** @description Null when detached. */
-            branch: string | null;
             counts: components["schemas"]["StatusCounts"] | null;
-            dirty: boolean | null;
-            /** @description The full commit id; null before the first commit. */
-            head: string | null;
-            is_git: boolean;
-            /** @description `origin/main`…; null without one. */
-            upstream: string | null;
-            workspace: string;
         };
     };
     responses: {
@@ -1972,26 +1972,17 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
+        /** @description No credentials, or not valid ones (`WWW-Authenticate: Bearer realm="codewhale"`) */
+        Unauthorized: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
         /** @description A cookie-authenticated request without this server's `Origin`, or a caller this route refuses */
         Forbidden: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
-        /** @description The server failed; the message says nothing more */
-        InternalError: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
-        /** @description The `Host` names neither this server's address nor an allowed host */
-        MisdirectedRequest: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2017,26 +2008,35 @@ export interface components {
                 "application/json": components["schemas"]["ErrorEnvelope"];
             };
         };
-        /** @description A paired device's session could not be read; try again */
-        ServiceUnavailable: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
-        /** @description No credentials, or not valid ones (`WWW-Authenticate: Bearer realm="codewhale"`) */
-        Unauthorized: {
-            headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/json": components["schemas"]["ErrorEnvelope"];
-            };
-        };
         /** @description The body is not `application/json` */
         UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The `Host` names neither this server's address nor an allowed host */
+        MisdirectedRequest: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description The server failed; the message says nothing more */
+        InternalError: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/json": components["schemas"]["ErrorEnvelope"];
+            };
+        };
+        /** @description A paired device's session could not be read; try again */
+        ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
             };
@@ -2074,252 +2074,6 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    decideApproval: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description From `approval.required` */
-                approval_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DecideApproval"];
-            };
-        };
-        responses: {
-            /** @description Recorded */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ApprovalDecided"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No pending approval with this id (unknown or already settled) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    listDevices: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The devices */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeviceRecord"][];
-                };
-            };
-            401: components["responses"]["Unauthorized"];
-            /** @description The caller is neither the computer nor a paired device */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    createPairing: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["CreatePairing"];
-            };
-        };
-        responses: {
-            /** @description The link, its QR code and expiry */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["PairingCreated"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            /** @description Only the computer mints pairing links */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description This server does not pair phones (started without --mobile) */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    revokeDevice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Device id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Revoked */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeviceRevoked"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            /** @description Not the computer, and not this device */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description No such device */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    renameDevice: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Device id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["PatchDevice"];
-            };
-        };
-        responses: {
-            /** @description The device */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["DeviceRecord"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            /** @description Not the computer, and not this device */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description No such device */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The OpenAPI document */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": Record<string, never>;
-                };
-            };
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-        };
-    };
     getRuntimeInfo: {
         parameters: {
             query?: never;
@@ -2342,33 +2096,26 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
-    listSnapshots: {
+    getOpenApiDocument: {
         parameters: {
-            query?: {
-                /** @description 1–100; 20 when absent. */
-                limit?: number;
-            };
+            query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description Snapshots, newest first */
+            /** @description The OpenAPI document */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["SnapshotRecord"][];
+                    "application/json": Record<string, never>;
                 };
             };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
         };
     };
     listThreads: {
@@ -2569,113 +2316,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    compactThread: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        /** @description Optional; an empty body is fine */
-        requestBody?: {
-            content: {
-                "application/json": components["schemas"]["CompactThread"] | null;
-            };
-        };
-        responses: {
-            /** @description The compaction turn, queued */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TurnStarted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such thread */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The thread already has a turn running, or its model provider is not usable as configured */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    editLastTurn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["EditLastTurn"];
-            };
-        };
-        responses: {
-            /** @description The turn taken back and the new one */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Rerun"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such thread */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     streamThreadEvents: {
         parameters: {
             query?: {
@@ -2772,59 +2412,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    forkAtUserMessage: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["ForkAtUserMessage"];
-            };
-        };
-        responses: {
-            /** @description The new thread and its starting snapshot */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ForkedAt"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such thread, or no such item in it */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The item is not a user message */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     resumeThread: {
         parameters: {
             query?: never;
@@ -2851,6 +2438,762 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such thread */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    startTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["StartTurn"];
+            };
+        };
+        responses: {
+            /** @description The turn, queued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The thread already has a turn running; or its model provider is not usable as configured (unknown, no API key, no model); or dynamic tool names clash (twice, with a built-in tool) or, with the thread's, are too many */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    steerTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+                /** @description Turn id */
+                turn_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SteerTurn"];
+            };
+        };
+        responses: {
+            /** @description The turn */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such turn in this thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The turn is not running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    interruptTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+                /** @description Turn id */
+                turn_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turn */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such turn in this thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The turn is not running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    compactThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Optional; an empty body is fine */
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CompactThread"] | null;
+            };
+        };
+        responses: {
+            /** @description The compaction turn, queued */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TurnStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The thread already has a turn running, or its model provider is not usable as configured */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    decideApproval: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description From `approval.required` */
+                approval_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecideApproval"];
+            };
+        };
+        responses: {
+            /** @description Recorded */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApprovalDecided"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No pending approval with this id (unknown or already settled) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    answerUserInput: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                thread_id: string;
+                /** @description From `user_input.required` */
+                input_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AnswerUserInput"];
+            };
+        };
+        responses: {
+            /** @description Delivered */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UserInputAnswered"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such pending question in this thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The answers do not fit the questions asked: one names no question, a question is unanswered, has more than one answer without `multi_select`, or an answer is not one of its options without `allow_free_text` */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The answers (values and labels together) exceed 64 KiB, or the body 16 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    submitToolResult: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+                /** @description Turn id */
+                turn_id: string;
+                /** @description From `tool_call.requested` */
+                call_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DynamicToolResult"];
+            };
+        };
+        responses: {
+            /** @description Durably accepted (`tool_call.resolved` is written) */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ToolResultAccepted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such pending call on this route (unknown, or already settled) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getUsage: {
+        parameters: {
+            query?: {
+                since?: string;
+                until?: string;
+                /** @description day (default), model, provider or thread. */
+                group_by?: "day" | "model" | "provider" | "thread";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["UsageReport"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listDevices: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The devices */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceRecord"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description The caller is neither the computer nor a paired device */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createPairing: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreatePairing"];
+            };
+        };
+        responses: {
+            /** @description The link, its QR code and expiry */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PairingCreated"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Only the computer mints pairing links */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description This server does not pair phones (started without --mobile) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revokeDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceRevoked"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not the computer, and not this device */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such device */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    renameDevice: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Device id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchDevice"];
+            };
+        };
+        responses: {
+            /** @description The device */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DeviceRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not the computer, and not this device */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such device */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSnapshots: {
+        parameters: {
+            query?: {
+                /** @description 1–100; 20 when absent. */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Snapshots, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotRecord"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listThreadSnapshots: {
+        parameters: {
+            query?: {
+                /** @description 1–100; 20 when absent. */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Snapshots, newest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SnapshotRecord"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The thread has no workspace */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restoreSnapshot: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RestoreSnapshot"];
+            };
+        };
+        responses: {
+            /** @description What was restored */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Restored"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread or snapshot */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    undoTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The turn taken back */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Undone"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2901,6 +3244,112 @@ export interface operations {
                 };
             };
             /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    editLastTurn: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EditLastTurn"];
+            };
+        };
+        responses: {
+            /** @description The turn taken back and the new one */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rerun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    forkAtUserMessage: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Thread id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ForkAtUserMessage"];
+            };
+        };
+        responses: {
+            /** @description The new thread and its starting snapshot */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ForkedAt"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread, or no such item in it */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The item is not a user message */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3022,361 +3471,6 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    listThreadSnapshots: {
-        parameters: {
-            query?: {
-                /** @description 1–100; 20 when absent. */
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Snapshots, newest first */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["SnapshotRecord"][];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such thread */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The thread has no workspace */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    restoreSnapshot: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["RestoreSnapshot"];
-            };
-        };
-        responses: {
-            /** @description What was restored */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Restored"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such thread or snapshot */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    startTurn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["StartTurn"];
-            };
-        };
-        responses: {
-            /** @description The turn, queued */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TurnStarted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such thread */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The thread already has a turn running; or its model provider is not usable as configured (unknown, no API key, no model); or dynamic tool names clash (twice, with a built-in tool) or, with the thread's, are too many */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    interruptTurn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-                /** @description Turn id */
-                turn_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The turn */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TurnRecord"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such turn in this thread */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The turn is not running */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    steerTurn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-                /** @description Turn id */
-                turn_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["SteerTurn"];
-            };
-        };
-        responses: {
-            /** @description The turn */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["TurnRecord"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such turn in this thread */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The turn is not running */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    submitToolResult: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-                /** @description Turn id */
-                turn_id: string;
-                /** @description From `tool_call.requested` */
-                call_id: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["DynamicToolResult"];
-            };
-        };
-        responses: {
-            /** @description Durably accepted (`tool_call.resolved` is written) */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ToolResultAccepted"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such pending call on this route (unknown, or already settled) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            413: components["responses"]["PayloadTooLarge"];
-            415: components["responses"]["UnsupportedMediaType"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    undoTurn: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The turn taken back */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Undone"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such thread */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description A turn is running on the thread (or on another thread in its workspace), the thread has no workspace, or files the restore would change were changed since codewhale last recorded them (`error.conflicts` lists them); nothing was changed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
     browseThreadWorkspace: {
         parameters: {
             query?: {
@@ -3422,53 +3516,6 @@ export interface operations {
                 };
             };
             /** @description The thread has no workspace or it is gone, or the path is not a directory */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    getThreadWorkspaceDiff: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description Thread id */
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The diff */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["WorkspaceDiff"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            /** @description No such thread */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            /** @description The thread has no workspace, it is gone, or it is not a git repository */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3540,68 +3587,31 @@ export interface operations {
             503: components["responses"]["ServiceUnavailable"];
         };
     };
-    getUsage: {
-        parameters: {
-            query?: {
-                since?: string;
-                until?: string;
-                /** @description day (default), model, provider or thread. */
-                group_by?: "day" | "model" | "provider" | "thread";
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The report */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["UsageReport"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            421: components["responses"]["MisdirectedRequest"];
-            500: components["responses"]["InternalError"];
-            503: components["responses"]["ServiceUnavailable"];
-        };
-    };
-    answerUserInput: {
+    getThreadWorkspaceDiff: {
         parameters: {
             query?: never;
             header?: never;
             path: {
                 /** @description Thread id */
-                thread_id: string;
-                /** @description From `user_input.required` */
-                input_id: string;
+                id: string;
             };
             cookie?: never;
         };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["AnswerUserInput"];
-            };
-        };
+        requestBody?: never;
         responses: {
-            /** @description Delivered */
+            /** @description The diff */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["UserInputAnswered"];
+                    "application/json": components["schemas"]["WorkspaceDiff"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description No such pending question in this thread */
+            /** @description No such thread */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -3610,7 +3620,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The answers do not fit the questions asked: one names no question, a question is unanswered, has more than one answer without `multi_select`, or an answer is not one of its options without `allow_free_text` */
+            /** @description The thread has no workspace, it is gone, or it is not a git repository */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3619,16 +3629,6 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The answers (values and labels together) exceed 64 KiB, or the body 16 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["ErrorEnvelope"];
-                };
-            };
-            415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -63,6 +63,7 @@ pub struct Store {
     pool: SqlitePool,
     writer: Mutex<SeqAllocator>,
     live: broadcast::Sender<Committed>,
+    watcher: watch::Watcher,
 }
 
 impl Store {
@@ -90,8 +91,13 @@ impl Store {
         migrate(&pool, &shown).await?;
         let writer = Mutex::new(SeqAllocator::load(&pool).await?);
         let (live, _) = broadcast::channel(4096);
-        watch::spawn(pool.clone(), live.downgrade()).await?;
-        Ok(Self { pool, writer, live })
+        let watcher = watch::spawn(pool.clone(), live.downgrade()).await?;
+        Ok(Self {
+            pool,
+            writer,
+            live,
+            watcher,
+        })
     }
 
     pub fn pool(&self) -> &SqlitePool {
@@ -123,6 +129,7 @@ impl Store {
     }
 
     pub async fn close(&self) {
+        self.watcher.stop().await;
         self.pool.close().await;
     }
 }

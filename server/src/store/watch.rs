@@ -7,23 +7,49 @@
 use super::{Committed, StoreError};
 use sqlx::SqlitePool;
 use std::{sync::Arc, time::Duration};
-use tokio::sync::broadcast::WeakSender;
+use tokio::{
+    sync::{broadcast::WeakSender, Notify},
+    task::JoinHandle,
+};
 
 const INTERVAL: Duration = Duration::from_millis(200);
 const BATCH: i64 = 1_000;
 
+/// The running watcher; `stop` ends it before the store closes (a poll
+/// racing `close` could leave the last connection, and the WAL checkpoint
+/// it does, to after `close` returned).
+pub struct Watcher {
+    stop: Arc<Notify>,
+    task: std::sync::Mutex<Option<JoinHandle<()>>>,
+}
+
+impl Watcher {
+    pub async fn stop(&self) {
+        self.stop.notify_one();
+        let task = self.task.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(task) = task {
+            let _ = task.await;
+        }
+    }
+}
+
 /// Starts the watcher from the newest event now stored. It ends when the
-/// store is dropped or closed.
-pub async fn spawn(pool: SqlitePool, live: WeakSender<Committed>) -> Result<(), StoreError> {
+/// store is dropped or `stop`ped.
+pub async fn spawn(pool: SqlitePool, live: WeakSender<Committed>) -> Result<Watcher, StoreError> {
     let newest: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events")
         .fetch_one(&pool)
         .await?;
     let mut seen = newest.unwrap_or(0);
-    tokio::spawn(async move {
+    let stop = Arc::new(Notify::new());
+    let stopped = stop.clone();
+    let task = tokio::spawn(async move {
         let mut tick = tokio::time::interval_at(tokio::time::Instant::now() + INTERVAL, INTERVAL);
         tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
-            tick.tick().await;
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = stopped.notified() => return,
+            }
             let Some(live) = live.upgrade() else { return };
             if pool.is_closed() {
                 return;
@@ -54,5 +80,8 @@ pub async fn spawn(pool: SqlitePool, live: WeakSender<Committed>) -> Result<(), 
             }
         }
     });
-    Ok(())
+    Ok(Watcher {
+        stop,
+        task: std::sync::Mutex::new(Some(task)),
+    })
 }
