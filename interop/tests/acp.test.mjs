@@ -2,123 +2,14 @@
 // (@agentclientprotocol/sdk): the real binary over stdio, its own
 // CODEWHALE_HOME, and the mock provider scripting the model's replies.
 
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
-import { once } from "node:events";
-import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, existsSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync, existsSync } from "node:fs";
 import { join } from "node:path";
-import { Readable, Writable } from "node:stream";
-import { client, ndJsonStream } from "@agentclientprotocol/sdk";
+import { useMock, mock, setup, script, text, toolCall, withAgent, initialize } from "./lib/acp.mjs";
 
-const CODEWHALE_BIN = process.env.CODEWHALE_BIN;
-const MOCK_PROVIDER_BIN = process.env.MOCK_PROVIDER_BIN;
+useMock();
 
-let mock; // { child, url }
-const homes = [];
-
-before(async () => {
-  assert.ok(CODEWHALE_BIN && MOCK_PROVIDER_BIN, "CODEWHALE_BIN and MOCK_PROVIDER_BIN must be set");
-  const child = spawn(MOCK_PROVIDER_BIN, ["0"], { stdio: ["ignore", "pipe", "inherit"] });
-  const url = await new Promise((resolve, reject) => {
-    let buffered = "";
-    child.stdout.on("data", (chunk) => {
-      buffered += chunk;
-      const newline = buffered.indexOf("\n");
-      if (newline >= 0) resolve(buffered.slice(0, newline).trim());
-    });
-    child.on("exit", (code) => reject(new Error(`mock-provider exited ${code}`)));
-  });
-  mock = { child, url };
-});
-
-after(() => {
-  mock?.child.kill();
-  for (const dir of homes) rmSync(dir, { recursive: true, force: true });
-});
-
-/** A fresh home whose config points at the mock provider, and a workspace. */
-async function setup() {
-  // Tests run one after another on one mock: forget what a failed one left.
-  assert.equal((await fetch(`${mock.url}/__mock/reset`, { method: "POST" })).status, 204);
-  const root = mkdtempSync(join(tmpdir(), "codewhale-acp-"));
-  homes.push(root);
-  const home = join(root, "home");
-  const workspace = join(root, "ws");
-  mkdirSync(home);
-  mkdirSync(workspace);
-  writeFileSync(
-    join(home, "config.toml"),
-    `default_provider = "mock"\n[providers.mock]\nbase_url = "${mock.url}"\nmodels = ["mock-1", "mock-2"]\n`,
-  );
-  return { home, workspace };
-}
-
-/** Appends scripted replies; each model call consumes the next one. */
-async function script(...replies) {
-  const response = await fetch(`${mock.url}/__mock/replies`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(replies),
-  });
-  assert.equal(response.status, 204);
-}
-
-const text = (parts, delay_ms = 0, reason = "stop") => ({
-  type: "stream",
-  delay_ms,
-  chunks: [
-    ...parts.map((t) => ({ kind: "text", text: t })),
-    { kind: "finish", reason },
-    { kind: "usage", prompt_tokens: 120, completion_tokens: 30 },
-  ],
-});
-
-const toolCall = (id, name, args) => ({
-  type: "stream",
-  chunks: [
-    { kind: "tool_call", index: 0, id, name, arguments: JSON.stringify(args) },
-    { kind: "finish", reason: "tool_calls" },
-  ],
-});
-
-/**
- * Runs `codewhale acp` in `workspace` and the SDK client against it; `body`
- * gets the client context and what the agent sent. Permission requests are
- * answered with `session.permission` (an option id) or left to `onPermission`.
- */
-async function withAgent({ home, workspace }, body, { onPermission } = {}) {
-  const agent = spawn(CODEWHALE_BIN, ["acp", "--workspace", workspace], {
-    env: { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "error" },
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const seen = { updates: [], permissions: [], answer: "allow_once" };
-  const stream = ndJsonStream(Writable.toWeb(agent.stdin), Readable.toWeb(agent.stdout));
-  const app = client({ name: "codewhale-interop" })
-    .onNotification("session/update", ({ params }) => {
-      seen.updates.push(params);
-    })
-    .onRequest("session/request_permission", async ({ params, signal }) => {
-      seen.permissions.push(params);
-      if (onPermission) return onPermission(params, signal);
-      return { outcome: { outcome: "selected", optionId: seen.answer } };
-    });
-  try {
-    return await app.connectWith(stream, (ctx) => body(ctx, seen));
-  } finally {
-    agent.stdin.end();
-    const exited = once(agent, "exit");
-    const timer = setTimeout(() => agent.kill(), 5000);
-    await exited;
-    clearTimeout(timer);
-  }
-}
-
-const initialize = (ctx) =>
-  ctx.request("initialize", { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: false, writeTextFile: false }, terminal: false } });
-
-const kinds = (updates) => updates.map((n) => n.update.sessionUpdate);
 const chunks = (updates, kind) =>
   updates.filter((n) => n.update.sessionUpdate === kind).map((n) => n.update.content.text).join("");
 

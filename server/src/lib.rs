@@ -25,6 +25,7 @@ pub mod home;
 pub mod http;
 pub mod jsonrpc;
 pub mod mcp;
+pub mod mcp_client;
 pub mod pricing;
 pub mod provider;
 pub mod random;

@@ -9,8 +9,11 @@
 //! recorded diffs into ACP diffs. Nothing but protocol goes to stdout.
 
 mod diffs;
+mod editor;
+mod mcp_servers;
 mod permissions;
 mod prompt;
+mod questions;
 mod session;
 mod updates;
 
@@ -175,7 +178,7 @@ impl Acp {
             "agentCapabilities": {
                 "loadSession": true,
                 "promptCapabilities": { "image": false, "audio": false, "embeddedContext": true },
-                "mcpCapabilities": { "http": false, "sse": false },
+                "mcpCapabilities": { "http": true, "sse": false },
                 "sessionCapabilities": { "list": {}, "resume": {}, "close": {} },
             },
             "agentInfo": { "name": "codewhale", "title": "codewhale", "version": env!("CARGO_PKG_VERSION") },

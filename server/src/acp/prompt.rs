@@ -5,10 +5,21 @@
 //! `cancelled`, not an error.
 
 use super::{
-    invalid, permissions::Asks, rpc_error, session::notify, session::Acp, session::Prompt,
-    updates::Mapper, wire,
+    editor::{self, AcpEditor},
+    invalid,
+    permissions::Asks,
+    questions::{self, Questions},
+    rpc_error,
+    session::notify,
+    session::Acp,
+    session::Prompt,
+    updates::Mapper,
+    wire,
 };
-use crate::runtime::stream::Cursor;
+use crate::runtime::{
+    hosted_tools::{Editor, ExtraTools, Hosted},
+    stream::Cursor,
+};
 use agent_client_protocol::{
     v1::{
         schema::{ContentBlock, PromptRequest, PromptResponse},
@@ -68,6 +79,26 @@ impl Acp {
             .subscribe(&id, cursor)
             .await
             .map_err(rpc_error)?;
+        // The editor's buffers and terminals, and the session's MCP tools,
+        // serve this prompt's turn (attached before it starts).
+        let client = self
+            .client
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone();
+        let editor =
+            editor::delegation(&client).map(|d| Arc::new(AcpEditor::new(cx.clone(), &id, d)));
+        let extra = match self.with(&id, |s| s.mcp.clone()).flatten() {
+            Some(connecting) => connecting.await,
+            None => None,
+        };
+        let _attached = self.runtime.attach_tools(
+            &id,
+            Hosted {
+                editor: editor.clone().map(|e| e as Arc<dyn Editor>),
+                extra: extra.map(|m| m as Arc<dyn ExtraTools>),
+            },
+        );
         let started = if prompt.trim() == "/compact" {
             self.runtime
                 .compact_thread(&id, CompactThread::default())
@@ -92,7 +123,10 @@ impl Acp {
         let workspace = self.with(&id, |s| s.workspace.clone()).unwrap_or_default();
         let mapper = Mapper::new(&workspace);
         let mut asks = Asks::new(self.clone(), cx.clone(), &id);
+        let mut questions =
+            questions::supported(&client).then(|| Questions::new(self.clone(), cx.clone(), &id));
         let mut finish: Option<String> = None;
+        let mut started_tool: Option<String> = None;
         let turn = loop {
             let Some(frame) = frames.recv().await else {
                 break None;
@@ -112,6 +146,7 @@ impl Acp {
                     if let Ok(item) = serde_json::from_value(payload["item"].clone()) {
                         asks.item_started(&mapper, item);
                     }
+                    started_tool = payload["item"]["id"].as_str().map(str::to_string);
                 }
                 EventName::ItemCompleted if payload["item"]["kind"] == "agent_message" => {
                     finish = payload["item"]["metadata"]["finish_reason"]
@@ -128,10 +163,23 @@ impl Acp {
                     tracing::debug!(%error, "acp: an update was not sent");
                 }
             }
+            if let (Some(item), Some(editor)) = (started_tool.take(), &editor) {
+                editor.announced(&item);
+            }
             match name {
                 EventName::ApprovalRequired => asks.required(&mapper, payload),
                 EventName::ApprovalDecided => {
                     asks.settled(payload["approval_id"].as_str().unwrap_or_default());
+                }
+                EventName::UserInputRequired => {
+                    if let Some(questions) = &mut questions {
+                        questions.required(payload);
+                    }
+                }
+                EventName::UserInputAnswered | EventName::UserInputCanceled => {
+                    if let Some(questions) = &mut questions {
+                        questions.settled(payload["input_id"].as_str().unwrap_or_default());
+                    }
                 }
                 EventName::TurnCompleted => break Some(payload["turn"].clone()),
                 _ => {}

@@ -4,7 +4,7 @@
 //! running prompt's turn, the MCP servers the client passed, "reject
 //! always" choices).
 
-use super::{invalid, rpc_error, updates::Mapper, wire};
+use super::{invalid, mcp_servers, rpc_error, updates::Mapper, wire};
 use crate::runtime::Runtime;
 use agent_client_protocol::{
     v1::{
@@ -50,8 +50,8 @@ const MODES: [(Mode, &str, &str); 3] = [
 #[derive(Default)]
 pub(super) struct Session {
     pub workspace: PathBuf,
-    /// Recorded from session/new or load; not connected (no MCP client yet).
-    pub mcp_servers: Vec<Value>,
+    /// The MCP servers the client passed, connecting or connected.
+    pub mcp: Option<mcp_servers::Connecting>,
     /// The prompt now running, if any.
     pub prompt: Prompt,
     /// Tools the user rejected "always" in this session.
@@ -106,18 +106,12 @@ impl Acp {
         Ok(thread)
     }
 
+    /// Connects the session's MCP servers (replacing, and so closing, any
+    /// it had).
     fn record_mcp(&self, id: &str, servers: &impl serde::Serialize) {
-        let servers = match serde_json::to_value(servers) {
-            Ok(Value::Array(list)) => list,
-            _ => vec![],
-        };
-        if !servers.is_empty() {
-            tracing::warn!(
-                count = servers.len(),
-                "acp: MCP servers were passed but are not connected (no MCP client yet)"
-            );
-        }
-        self.with(id, |session| session.mcp_servers = servers);
+        self.with(id, |session| {
+            session.mcp = mcp_servers::start(servers, &session.workspace);
+        });
     }
 
     pub(super) async fn new_session(

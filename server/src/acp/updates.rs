@@ -158,7 +158,7 @@ impl Mapper {
         if !replaying {
             update["sessionUpdate"] = json!("tool_call_update");
         }
-        update["content"] = Value::Array(self.content(item));
+        update["content"] = Value::Array(self.content(item, replaying));
         if let Some(output) = &item.detail {
             update["rawOutput"] = json!({ "output": output });
         }
@@ -171,7 +171,9 @@ impl Mapper {
 
     /// What a client shows inside the tool call: diffs for edits, the
     /// command and its output for shell commands, the output otherwise.
-    fn content(&self, item: &TurnItemRecord) -> Vec<Value> {
+    /// A command run in the editor's terminal keeps showing that terminal
+    /// (live, it was embedded when it started); replayed, its output.
+    fn content(&self, item: &TurnItemRecord, replaying: bool) -> Vec<Value> {
         let output = item.detail.as_deref().unwrap_or_default();
         match item.kind {
             ItemKind::FileChange if item.status == ItemStatus::Completed => {
@@ -191,6 +193,11 @@ impl Mapper {
                     content.push(json!({ "type": "content", "content": text(output) }));
                 }
                 content
+            }
+            ItemKind::CommandExecution
+                if !replaying && item.metadata["terminal_id"].is_string() =>
+            {
+                vec![json!({ "type": "terminal", "terminalId": item.metadata["terminal_id"] })]
             }
             ItemKind::CommandExecution => {
                 let command = raw_input(item)

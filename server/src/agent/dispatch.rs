@@ -4,7 +4,12 @@
 //! truncated, in the transcript.
 
 use super::{client_calls, model_call::ToolCall, tools};
-use crate::runtime::{approvals::Decision, engine::TurnContext, turn_writer::ItemEnd};
+use crate::runtime::{
+    approvals::{ApprovalRequest, Decision},
+    engine::TurnContext,
+    hosted_tools::ExtraTools,
+    turn_writer::ItemEnd,
+};
 use protocol::{ItemKind, Mode};
 use serde_json::json;
 
@@ -22,16 +27,22 @@ pub(super) async fn run_tool(
     if call.name == client_calls::REQUEST_USER_INPUT || dynamic.is_some() {
         return run_client_call(turn, call, dynamic).await;
     }
+    let extra = turn.hosted.extra_for(&call.name).cloned();
+    let (kind, request) = match &extra {
+        Some(extra) => (ItemKind::ToolCall, extra_approval(extra.as_ref(), call)),
+        None => (
+            tools::kind(&call.name),
+            tools::approval(&call.name, &call.arguments),
+        ),
+    };
     let items = &turn.items;
     let item = items
-        .start(
-            tools::kind(&call.name),
-            tools::summary(&call.name, &call.arguments),
-        )
+        .start(kind, tools::summary(&call.name, &call.arguments))
         .await;
     let mut metadata =
         json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments });
-    let result = match (env, tools::approval(&call.name, &call.arguments)) {
+    let execute = |env| execute(env, extra.as_deref(), call, &item);
+    let result = match (env, request) {
         (Err(error), _) => Err(error.clone()),
         (Ok(_), Some(_)) if !turn.settings.mode.may_change() => Err(tools::ToolError(format!(
             "{} mode is read-only; {}",
@@ -52,11 +63,11 @@ pub(super) async fn run_tool(
         (Ok(env), Some(request)) => match turn.client.approve(request).await {
             Decision::Allow => {
                 turn.checkpoint.before_change().await;
-                tools::run(env, &call.name, &call.arguments).await
+                execute(env).await
             }
             Decision::Deny => Err(tools::ToolError("the user denied this action".into())),
         },
-        (Ok(env), None) => tools::run(env, &call.name, &call.arguments).await,
+        (Ok(env), None) => execute(env).await,
     };
     metadata["ok"] = json!(result.is_ok());
     match result {
@@ -88,6 +99,40 @@ pub(super) async fn run_tool(
             format!("error: {}", error.0)
         }
     }
+}
+
+/// Runs the call: an extra (MCP) tool, or one of the workspace tools.
+async fn execute(
+    env: &tools::ToolEnv,
+    extra: Option<&dyn ExtraTools>,
+    call: &ToolCall,
+    item_id: &str,
+) -> Result<tools::ToolOutput, tools::ToolError> {
+    let Some(extra) = extra else {
+        return tools::run(env, &call.name, &call.arguments, item_id).await;
+    };
+    let arguments = match call.arguments.trim() {
+        "" => json!({}),
+        text => serde_json::from_str(text)
+            .map_err(|e| tools::ToolError(format!("arguments are not valid JSON: {e}")))?,
+    };
+    extra
+        .call(&call.name, arguments)
+        .await
+        .map(tools::ToolOutput::from)
+        .map_err(tools::ToolError)
+}
+
+/// An extra tool is asked for unless it declares it changes nothing.
+fn extra_approval(extra: &dyn ExtraTools, call: &ToolCall) -> Option<ApprovalRequest> {
+    if extra.read_only(&call.name) {
+        return None;
+    }
+    Some(ApprovalRequest {
+        tool_name: call.name.clone(),
+        description: format!("Call {}", tools::summary(&call.name, &call.arguments)),
+        intent_summary: "run a tool from an MCP server".to_string(),
+    })
 }
 
 /// A call the client answers: a question for the user or a dynamic tool.

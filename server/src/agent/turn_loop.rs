@@ -52,6 +52,7 @@ pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
         Some(root) => tools::Workspace::new(std::path::Path::new(root), turn.settings.trust_mode)
             .map(|workspace| tools::ToolEnv {
                 workspace: Arc::new(workspace),
+                editor: turn.hosted.editor.clone(),
             })
             .map_err(tools::ToolError::from),
         None => Err(tools::ToolError("this thread has no workspace".into())),
@@ -64,6 +65,16 @@ pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
         specs.push(tools::review::spec());
     }
     specs.extend(client_calls::specs(&turn.settings.dynamic_tools));
+    if let Some(extra) = &turn.hosted.extra {
+        // Read-only modes get only the tools that declare they change nothing.
+        let may_change = turn.settings.mode.may_change();
+        specs.extend(extra.specs().into_iter().filter(|spec| {
+            may_change
+                || spec["function"]["name"]
+                    .as_str()
+                    .is_some_and(|n| extra.read_only(n))
+        }));
+    }
     // The history alone may already be too long for the window.
     let mut size = compaction::estimate_tokens(&messages);
     for _ in 0..MAX_MODEL_CALLS {

@@ -39,9 +39,7 @@ pub async fn run(workspace: Option<PathBuf>, allow_agent: bool) -> Result<(), Ru
     } else {
         None
     };
-    let env = ToolEnv {
-        workspace: Arc::new(workspace),
-    };
+    let env = ToolEnv::local(Arc::new(workspace));
     tracing::info!(workspace = %env.workspace.root().display(), allow_agent, "serving MCP on stdio");
     mcp::serve(McpServer::new(env, agent)).await
 }

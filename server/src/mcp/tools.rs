@@ -87,7 +87,9 @@ pub async fn call(
     arguments: &JsonObject,
 ) -> Result<String, tools::ToolError> {
     let arguments = Value::Object(arguments.clone()).to_string();
-    tools::run(env, name, &arguments).await.map(|out| out.text)
+    tools::run(env, name, &arguments, "")
+        .await
+        .map(|out| out.text)
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 use super::{
     approvals::{ApprovalRequest, Approvals, Decision},
     client_tools::{CallEnd, ClientTools},
+    hosted_tools::Hosted,
     snapshots::{Owner, Snapshots},
     turn_writer::ItemWriter,
     user_input::{self, UserInputs},
@@ -67,6 +68,8 @@ pub struct TurnContext {
     pub client: ClientGate,
     /// Records the workspace before the turn first changes it.
     pub checkpoint: Checkpoint,
+    /// Tools a client runs for this turn (an editor's, an MCP server's).
+    pub hosted: Hosted,
 }
 
 /// The workspace snapshots of one turn: before its first write or command

@@ -9,6 +9,7 @@ pub mod devices;
 pub mod engine;
 pub mod error;
 pub mod git;
+pub mod hosted_tools;
 pub mod ids;
 pub mod pending;
 mod review;
@@ -252,6 +253,16 @@ impl Runtime {
         request: CompactThread,
     ) -> Result<TurnStarted, RuntimeError> {
         self.turns.compact(thread_id, request).await
+    }
+
+    /// Attaches a client's tools to a thread until the guard drops; turns
+    /// started meanwhile use them (`hosted_tools`).
+    pub fn attach_tools(
+        &self,
+        thread_id: &str,
+        hosted: hosted_tools::Hosted,
+    ) -> hosted_tools::Attached {
+        self.turns.hosted().attach(thread_id, hosted)
     }
 
     // What turns wait on.

@@ -4,6 +4,7 @@
 //! `command_execution`, the rest as `tool_call`. Writes and commands need
 //! an approval first (see the agent loop).
 
+mod editor;
 mod git;
 mod patch;
 mod plan;
@@ -15,7 +16,7 @@ mod shell;
 mod symlink_tests;
 mod write;
 
-use crate::runtime::approvals::ApprovalRequest;
+use crate::runtime::{approvals::ApprovalRequest, hosted_tools::Editor};
 pub use crate::workspace::confine::Workspace;
 use protocol::ItemKind;
 use serde_json::{json, Value};
@@ -40,6 +41,18 @@ impl From<String> for ToolOutput {
 /// Where tools run.
 pub struct ToolEnv {
     pub workspace: Arc<Workspace>,
+    /// A connected editor that reads, writes and runs commands in place
+    /// of the local tools (those it delegates: `editor.rs`).
+    pub editor: Option<Arc<dyn Editor>>,
+}
+
+impl ToolEnv {
+    pub fn local(workspace: Arc<Workspace>) -> Self {
+        Self {
+            workspace,
+            editor: None,
+        }
+    }
 }
 
 /// The item kind of a tool's calls.
@@ -223,9 +236,14 @@ pub fn mutating_specs(allow_shell: bool) -> Vec<Value> {
     specs
 }
 
-/// Runs `name` with JSON `arguments`; blocking work runs off the async
-/// threads.
-pub async fn run(env: &ToolEnv, name: &str, arguments: &str) -> Result<ToolOutput, ToolError> {
+/// Runs `name` with JSON `arguments` as the item `item_id`; blocking work
+/// runs off the async threads.
+pub async fn run(
+    env: &ToolEnv,
+    name: &str,
+    arguments: &str,
+    item_id: &str,
+) -> Result<ToolOutput, ToolError> {
     let args: Value = if arguments.trim().is_empty() {
         json!({})
     } else {
@@ -233,6 +251,26 @@ pub async fn run(env: &ToolEnv, name: &str, arguments: &str) -> Result<ToolOutpu
             .map_err(|e| ToolError(format!("arguments are not valid JSON: {e}")))?
     };
     let workspace = env.workspace.clone();
+    if let Some(editor) = env.editor.as_deref() {
+        let delegates = editor.delegates();
+        match name {
+            "read_file" if delegates.read => {
+                return editor::read_file(&workspace, editor, &args)
+                    .await
+                    .map(ToolOutput::from)
+            }
+            "write_file" if delegates.read && delegates.write => {
+                return editor::write_file(&workspace, editor, &args).await
+            }
+            "edit_file" if delegates.read && delegates.write => {
+                return editor::edit_file(&workspace, editor, &args).await
+            }
+            "exec_shell" if delegates.terminal => {
+                return editor::exec_shell(&workspace, editor, item_id, &args).await
+            }
+            _ => {}
+        }
+    }
     match name {
         "git_status" => git::status(&workspace).await.map(ToolOutput::from),
         "git_diff" => git::diff(&workspace, &args).await.map(ToolOutput::from),

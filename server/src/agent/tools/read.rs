@@ -27,6 +27,17 @@ pub fn read_file(workspace: &Workspace, args: &Value) -> Result<String, ToolErro
             "{asked} is a binary file ({size} bytes); not shown"
         )));
     }
+    numbered(asked, &String::from_utf8_lossy(&bytes), size, args)
+}
+
+/// The asked line range of `text` with line numbers, as read_file shows
+/// it; `size` is the whole file's (`text` may stop past the limit).
+pub(super) fn numbered(
+    asked: &str,
+    text: &str,
+    size: u64,
+    args: &Value,
+) -> Result<String, ToolError> {
     let line = |key: &str| args[key].as_u64().map(|n| n.max(1) as usize);
     let (start, end) = (line("start_line").unwrap_or(1), line("end_line"));
     if size > MAX_READ_BYTES && end.is_none() {
@@ -34,7 +45,6 @@ pub fn read_file(workspace: &Workspace, args: &Value) -> Result<String, ToolErro
             "{asked} is {size} bytes, over the {MAX_READ_BYTES}-byte limit; read a line range (start_line, end_line)"
         )));
     }
-    let text = String::from_utf8_lossy(&bytes);
     let mut out = String::new();
     for (number, content) in text.lines().enumerate().map(|(i, l)| (i + 1, l)) {
         if number < start || end.is_some_and(|end| number > end) {

@@ -11,7 +11,7 @@ use tokio::{io::AsyncReadExt, process::Command};
 
 const DEFAULT_TIMEOUT_SECS: u64 = 120;
 const MAX_TIMEOUT_SECS: u64 = 600;
-const MAX_OUTPUT: usize = 64 * 1024;
+pub(super) const MAX_OUTPUT: usize = 64 * 1024;
 
 /// Kills the process group when dropped (timeout, interrupt, or done).
 struct Group(Option<i32>);
@@ -27,14 +27,34 @@ impl Drop for Group {
     }
 }
 
-pub async fn exec_shell(workspace: &Workspace, args: &Value) -> Result<ToolOutput, ToolError> {
-    let command = str_arg(args, "command")?;
-    let timeout = Duration::from_secs(
+/// The call's timeout, within bounds.
+pub(super) fn timeout(args: &Value) -> Duration {
+    Duration::from_secs(
         args["timeout_seconds"]
             .as_u64()
             .unwrap_or(DEFAULT_TIMEOUT_SECS)
             .clamp(1, MAX_TIMEOUT_SECS),
-    );
+    )
+}
+
+/// What the model reads of a finished command.
+pub(super) fn report(output: &str, exit: Option<i32>) -> String {
+    let exit = exit
+        .map(|c| c.to_string())
+        .unwrap_or_else(|| "killed".into());
+    format!("{output}\n[exit code {exit}]")
+}
+
+pub(super) fn timed_out(command: &str, timeout: Duration) -> ToolError {
+    ToolError(format!(
+        "`{command}` timed out after {} s and was killed",
+        timeout.as_secs()
+    ))
+}
+
+pub async fn exec_shell(workspace: &Workspace, args: &Value) -> Result<ToolOutput, ToolError> {
+    let command = str_arg(args, "command")?;
+    let timeout = timeout(args);
     let mut process = Command::new("sh");
     crate::child::env::apply(process.as_std_mut());
     process
@@ -72,10 +92,7 @@ pub async fn exec_shell(workspace: &Workspace, args: &Value) -> Result<ToolOutpu
         Ok(result) => result,
         Err(_) => {
             drop(group);
-            return Err(ToolError(format!(
-                "`{command}` timed out after {} s and was killed",
-                timeout.as_secs()
-            )));
+            return Err(timed_out(command, timeout));
         }
     };
     drop(group);
@@ -88,12 +105,8 @@ pub async fn exec_shell(workspace: &Workspace, args: &Value) -> Result<ToolOutpu
         }
         text.push_str(&cap(&err));
     }
-    let exit = code
-        .map(|c| c.to_string())
-        .unwrap_or_else(|| "killed".into());
-    text.push_str(&format!("\n[exit code {exit}]"));
     Ok(ToolOutput {
-        text,
+        text: report(&text, code),
         metadata: json!({ "command": command, "exit_code": code }),
     })
 }

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 use std::io::{ErrorKind, Read};
 
 /// Largest file the edit tools rewrite.
-const MAX_EDIT_BYTES: u64 = 4 * 1024 * 1024;
+pub(super) const MAX_EDIT_BYTES: u64 = 4 * 1024 * 1024;
 
 pub fn write_file(workspace: &Workspace, args: &Value) -> Result<ToolOutput, ToolError> {
     let asked = str_arg(args, "path")?;
@@ -27,22 +27,30 @@ pub fn edit_file(workspace: &Workspace, args: &Value) -> Result<ToolOutput, Tool
     let asked = str_arg(args, "path")?;
     let old = str_arg(args, "old_string")?;
     let new = str_arg(args, "new_string")?;
-    if old.is_empty() {
-        return Err(ToolError("old_string must not be empty".into()));
-    }
     let path = workspace.existing(asked)?;
     let before =
         read_text(&path, asked)?.ok_or_else(|| ToolError(format!("{asked}: no such file")))?;
+    let after = replace_once(asked, &before, old, new)?;
+    path.write(after.as_bytes())
+        .map_err(|e| ToolError(format!("{asked}: {e}")))?;
+    Ok(changed(asked, &before, &after))
+}
+
+/// `before` with its one occurrence of `old` replaced by `new`.
+pub(super) fn replace_once(
+    asked: &str,
+    before: &str,
+    old: &str,
+    new: &str,
+) -> Result<String, ToolError> {
+    if old.is_empty() {
+        return Err(ToolError("old_string must not be empty".into()));
+    }
     match before.matches(old).count() {
         0 => Err(ToolError(format!(
             "{asked}: old_string was not found; read the file and copy the text exactly"
         ))),
-        1 => {
-            let after = before.replacen(old, new, 1);
-            path.write(after.as_bytes())
-                .map_err(|e| ToolError(format!("{asked}: {e}")))?;
-            Ok(changed(asked, &before, &after))
-        }
+        1 => Ok(before.replacen(old, new, 1)),
         n => Err(ToolError(format!(
             "{asked}: old_string occurs {n} times; include more context so it is unique"
         ))),
@@ -74,7 +82,7 @@ pub(super) fn read_text(path: &Confined, asked: &str) -> Result<Option<String>, 
         .map_err(|_| ToolError(format!("{asked} is not a UTF-8 text file")))
 }
 
-fn changed(path: &str, before: &str, after: &str) -> ToolOutput {
+pub(super) fn changed(path: &str, before: &str, after: &str) -> ToolOutput {
     let (diff, added, removed) =
         unified_diff(before, after, &format!("a/{path}"), &format!("b/{path}"));
     ToolOutput {

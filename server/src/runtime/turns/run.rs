@@ -80,6 +80,7 @@ impl TurnManager {
                         items,
                         client,
                         checkpoint: checkpoint.clone(),
+                        hosted: manager.hosted.get(&thread.id),
                     };
                     let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
                     tokio::select! {

@@ -1,0 +1,108 @@
+//! Starting or reaching one MCP server (`rmcp` client): a child process
+//! over stdio, or a streamable-HTTP endpoint.
+//!
+//! A stdio server gets the scrubbed environment of every child
+//! (`child::env`) plus only the variables its configuration names, runs in
+//! its own process group (killed whole when the connection drops: `npx`
+//! servers are a tree), and its stderr goes to our log at debug level.
+
+use rmcp::{
+    service::RunningService,
+    transport::{
+        streamable_http_client::StreamableHttpClientTransportConfig, StreamableHttpClientTransport,
+        TokioChildProcess,
+    },
+    RoleClient, ServiceExt,
+};
+use std::{collections::HashMap, path::PathBuf, process::Stdio, time::Duration};
+use tokio::io::AsyncBufReadExt;
+
+/// How long a server gets to start and answer `initialize`.
+pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One server as configured (by an ACP client's session/new, or config).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServerSpec {
+    pub name: String,
+    pub transport: Transport,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Transport {
+    Stdio {
+        command: String,
+        args: Vec<String>,
+        env: Vec<(String, String)>,
+        cwd: Option<PathBuf>,
+    },
+    Http {
+        url: String,
+        headers: Vec<(String, String)>,
+    },
+}
+
+pub type Service = RunningService<RoleClient, ()>;
+
+/// Connects and completes the MCP handshake.
+pub async fn connect(spec: &ServerSpec) -> Result<Service, String> {
+    let started = async {
+        match &spec.transport {
+            Transport::Stdio {
+                command,
+                args,
+                env,
+                cwd,
+            } => stdio(&spec.name, command, args, env, cwd.as_ref()).await,
+            Transport::Http { url, headers } => http(url, headers).await,
+        }
+    };
+    tokio::time::timeout(CONNECT_TIMEOUT, started)
+        .await
+        .map_err(|_| format!("did not answer within {} s", CONNECT_TIMEOUT.as_secs()))?
+}
+
+async fn stdio(
+    name: &str,
+    command: &str,
+    args: &[String],
+    env: &[(String, String)],
+    cwd: Option<&PathBuf>,
+) -> Result<Service, String> {
+    let mut process = tokio::process::Command::new(command);
+    crate::child::env::apply(process.as_std_mut());
+    process.args(args).envs(env.iter().map(|(k, v)| (k, v)));
+    if let Some(cwd) = cwd {
+        process.current_dir(cwd);
+    }
+    let mut wrapped = process_wrap::tokio::CommandWrap::from(process);
+    wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
+    let (transport, stderr) = TokioChildProcess::builder(wrapped)
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| format!("cannot start {command}: {e}"))?;
+    if let Some(stderr) = stderr {
+        let name = name.to_string();
+        tokio::spawn(async move {
+            let mut lines = tokio::io::BufReader::new(stderr).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                tracing::debug!(server = %name, "mcp server: {line}");
+            }
+        });
+    }
+    ().serve(transport).await.map_err(|e| e.to_string())
+}
+
+async fn http(url: &str, headers: &[(String, String)]) -> Result<Service, String> {
+    let mut custom = HashMap::new();
+    for (name, value) in headers {
+        let name = http::HeaderName::try_from(name.as_str())
+            .map_err(|_| format!("{name:?} is not a valid header name"))?;
+        let value = http::HeaderValue::try_from(value.as_str())
+            .map_err(|_| format!("the {name} header's value is not valid"))?;
+        custom.insert(name, value);
+    }
+    let mut config = StreamableHttpClientTransportConfig::with_uri(url);
+    config.custom_headers = custom;
+    let transport = StreamableHttpClientTransport::from_config(config);
+    ().serve(transport).await.map_err(|e| e.to_string())
+}

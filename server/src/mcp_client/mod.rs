@@ -1,0 +1,257 @@
+//! The MCP client: connects MCP servers (`connect.rs`) and offers their
+//! tools to the model as `ExtraTools`, named `mcp__<server>__<tool>` so
+//! they cannot shadow the runtime's tools or each other. A tool runs unasked
+//! only when the server marks it read-only (`readOnlyHint`); every other
+//! call goes through an approval like a write.
+//!
+//! A server that fails to start is logged and left out; the others still
+//! serve. Dropping `McpTools` closes every connection (and kills stdio
+//! servers with their process groups).
+
+pub mod connect;
+
+use crate::runtime::hosted_tools::ExtraTools;
+use connect::{ServerSpec, Service};
+use futures::future::BoxFuture;
+use rmcp::model::{CallToolRequestParams, Tool};
+use serde_json::{json, Value};
+use std::{sync::Arc, time::Duration};
+
+/// How long one tool call may take.
+const CALL_TIMEOUT: Duration = Duration::from_secs(300);
+/// What the model reads of one result, at most.
+const MAX_RESULT: usize = 64 * 1024;
+/// OpenAI's limit on a function name.
+const MAX_NAME: usize = 64;
+
+/// Connected servers and the tools they offer.
+#[derive(Default)]
+pub struct McpTools {
+    servers: Vec<Arc<Connected>>,
+    tools: Vec<Offered>,
+}
+
+struct Connected {
+    name: String,
+    service: Service,
+}
+
+/// One tool as the model sees it.
+struct Offered {
+    exposed: String,
+    server: Arc<Connected>,
+    tool: Tool,
+}
+
+/// A server that could not be used, and why.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Failure {
+    pub server: String,
+    pub error: String,
+}
+
+impl McpTools {
+    /// Connects every server (side by side) and lists its tools.
+    pub async fn connect(specs: &[ServerSpec]) -> (McpTools, Vec<Failure>) {
+        let started = futures::future::join_all(specs.iter().map(|spec| async move {
+            let service = connect::connect(spec).await?;
+            let tools = service
+                .list_all_tools()
+                .await
+                .map_err(|e| format!("listing its tools failed: {e}"))?;
+            Ok::<_, String>((service, tools))
+        }))
+        .await;
+        let mut all = McpTools::default();
+        let mut failures = Vec::new();
+        for (spec, result) in specs.iter().zip(started) {
+            match result {
+                Ok((service, tools)) => all.add(&spec.name, service, tools),
+                Err(error) => {
+                    tracing::warn!(server = %spec.name, %error, "an MCP server is not available");
+                    failures.push(Failure {
+                        server: spec.name.clone(),
+                        error,
+                    });
+                }
+            }
+        }
+        (all, failures)
+    }
+
+    fn add(&mut self, name: &str, service: Service, tools: Vec<Tool>) {
+        let server = Arc::new(Connected {
+            name: name.to_string(),
+            service,
+        });
+        for tool in tools {
+            let exposed = exposed_name(name, &tool.name);
+            if self.tools.iter().any(|t| t.exposed == exposed) {
+                tracing::warn!(server = %name, tool = %tool.name, "an MCP tool's name collides after shortening; left out");
+                continue;
+            }
+            self.tools.push(Offered {
+                exposed,
+                server: server.clone(),
+                tool,
+            });
+        }
+        self.servers.push(server);
+    }
+
+    /// The servers connected.
+    pub fn servers(&self) -> Vec<String> {
+        self.servers.iter().map(|s| s.name.clone()).collect()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.tools.is_empty()
+    }
+
+    fn find(&self, name: &str) -> Option<&Offered> {
+        self.tools.iter().find(|t| t.exposed == name)
+    }
+}
+
+impl ExtraTools for McpTools {
+    fn specs(&self) -> Vec<Value> {
+        self.tools
+            .iter()
+            .map(|offered| {
+                let tool = &offered.tool;
+                let description = format!(
+                    "{} (tool {:?} of the MCP server {:?})",
+                    tool.description.as_deref().unwrap_or_default(),
+                    tool.name,
+                    offered.server.name
+                );
+                json!({"type": "function", "function": {
+                    "name": offered.exposed,
+                    "description": description.trim_start(),
+                    "parameters": Value::Object((*tool.input_schema).clone()),
+                }})
+            })
+            .collect()
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.find(name).is_some()
+    }
+
+    fn read_only(&self, name: &str) -> bool {
+        self.find(name).is_some_and(|offered| {
+            offered
+                .tool
+                .annotations
+                .as_ref()
+                .and_then(|a| a.read_only_hint)
+                == Some(true)
+        })
+    }
+
+    fn call(&self, name: &str, arguments: Value) -> BoxFuture<'static, Result<String, String>> {
+        let Some(offered) = self.find(name) else {
+            let error = format!("unknown tool {name:?}");
+            return Box::pin(async move { Err(error) });
+        };
+        let (server, tool) = (offered.server.clone(), offered.tool.name.clone());
+        Box::pin(async move {
+            let Value::Object(arguments) = arguments else {
+                return Err("arguments must be a JSON object".into());
+            };
+            let call = CallToolRequestParams::new(tool).with_arguments(arguments);
+            let result = tokio::time::timeout(CALL_TIMEOUT, server.service.call_tool(call))
+                .await
+                .map_err(|_| format!("no answer within {} s", CALL_TIMEOUT.as_secs()))?
+                .map_err(|e| format!("the MCP server {:?} failed: {e}", server.name))?;
+            let text = result_text(&serde_json::to_value(&result).unwrap_or_default());
+            if result.is_error == Some(true) {
+                Err(text)
+            } else {
+                Ok(text)
+            }
+        })
+    }
+}
+
+/// A result's content as text: text blocks as they are, structured
+/// content as JSON, anything else named.
+fn result_text(result: &Value) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for block in result["content"].as_array().into_iter().flatten() {
+        match block["type"].as_str() {
+            Some("text") => parts.push(block["text"].as_str().unwrap_or_default().to_string()),
+            Some("resource") => match block["resource"]["text"].as_str() {
+                Some(text) => parts.push(text.to_string()),
+                None => parts.push(format!(
+                    "[binary resource {}]",
+                    block["resource"]["uri"].as_str().unwrap_or_default()
+                )),
+            },
+            Some("resource_link") => parts.push(format!(
+                "[resource {}]",
+                block["uri"].as_str().unwrap_or_default()
+            )),
+            Some(other) => parts.push(format!("[{other} content omitted]")),
+            None => {}
+        }
+    }
+    if parts.is_empty() {
+        if let Some(structured) = result.get("structuredContent").filter(|v| !v.is_null()) {
+            parts.push(structured.to_string());
+        }
+    }
+    let mut text = parts.join("\n");
+    if text.len() > MAX_RESULT {
+        let mut cut = MAX_RESULT;
+        while !text.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        text.truncate(cut);
+        text.push_str("\n… truncated");
+    }
+    text
+}
+
+/// `mcp__<server>__<tool>`, reduced to the characters a function name may
+/// hold and to 64 of them.
+fn exposed_name(server: &str, tool: &str) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' || c == '-' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
+    let mut name = format!("mcp__{}__{}", clean(server), clean(tool));
+    name.truncate(MAX_NAME);
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exposed_names_are_valid_function_names() {
+        assert_eq!(exposed_name("fs", "read_file"), "mcp__fs__read_file");
+        assert_eq!(exposed_name("my server", "a.b/c"), "mcp__my_server__a_b_c");
+        assert_eq!(exposed_name("s", &"x".repeat(100)).len(), MAX_NAME);
+    }
+
+    #[test]
+    fn results_read_as_text() {
+        let result = json!({"content": [
+            {"type": "text", "text": "one"},
+            {"type": "image", "data": "…", "mimeType": "image/png"},
+            {"type": "resource", "resource": {"uri": "file:///a", "text": "two"}},
+        ]});
+        assert_eq!(result_text(&result), "one\n[image content omitted]\ntwo");
+        let structured = json!({"content": [], "structuredContent": {"n": 1}});
+        assert_eq!(result_text(&structured), r#"{"n":1}"#);
+    }
+}
