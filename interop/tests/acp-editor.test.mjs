@@ -234,7 +234,12 @@ test("the agent's questions arrive as an elicitation form and the answers reach 
     { id: "color", header: "Color", question: "Which color?", options: [{ label: "red" }, { label: "blue" }] },
     { id: "name", header: "Name", question: "What name?", options: [], allow_free_text: true },
   ];
-  await script(toolCall("call_ask", "request_user_input", { questions }), text(["Thanks."]));
+  await script(
+    toolCall("call_ask", "request_user_input", { questions }),
+    text(["Thanks."]),
+    toolCall("call_again", "request_user_input", { questions }),
+    text(["Fine, no answers."]),
+  );
   const forms = [];
   await withAgent(
     env,
@@ -251,11 +256,18 @@ test("the agent's questions arrive as an elicitation form and the answers reach 
       const told = (await toolResults()).call_ask;
       assert.match(told, /Which color\?: blue/);
       assert.match(told, /What name\?: Ada/);
+
+      // Declined: the question ends at once and the turn goes on without answers.
+      const second = await ctx.request("session/prompt", { sessionId, prompt: [{ type: "text", text: "Ask again." }] });
+      assert.equal(second.stopReason, "end_turn");
+      assert.equal(forms.length, 2);
+      assert.match((await toolResults()).call_again, /canceled/);
     },
     {
       handlers: {
         "elicitation/create": async ({ params }) => {
           forms.push(params);
+          if (forms.length > 1) return { action: "decline" };
           return { action: "accept", content: { color: "blue", name: "Ada" } };
         },
       },

@@ -57,6 +57,9 @@ pub struct Capabilities {
     pub mobile: bool,
     pub environments: bool,
     pub worker_runtime: bool,
+    /// `/v1/tasks`: turns queued to run with no client attached.
+    #[serde(default)]
+    pub tasks: bool,
 }
 
 impl Capabilities {
@@ -74,6 +77,7 @@ impl Capabilities {
             usage: true,
             user_input: true,
             external_tools: true,
+            tasks: true,
             ..Self::default()
         }
     }
@@ -97,7 +101,7 @@ mod tests {
         assert!(current.web_client && current.web_bootstrap);
         assert!(current.threads && current.turns && current.event_replay);
         assert!(current.approvals && current.usage);
-        assert!(current.user_input && current.external_tools);
+        assert!(current.user_input && current.external_tools && current.tasks);
         // Not built yet: the phone page, environments, workers.
         assert!(!current.mobile && !current.environments && !current.worker_runtime);
     }

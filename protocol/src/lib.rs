@@ -12,6 +12,7 @@ mod requests;
 mod review;
 mod settlements;
 mod snapshots;
+mod tasks;
 mod usage;
 mod views;
 mod workbench;
@@ -51,6 +52,7 @@ pub use snapshots::{
     Restored, RestoredFile, RetryTurn, SnapshotCreatedPayload, SnapshotKind, SnapshotRecord,
     Undone, WorkspaceRestoredPayload,
 };
+pub use tasks::{CreateTask, ListTasks, TaskRecord, TaskStatus, TasksCleared};
 pub use usage::{
     ThreadUsage, UsageBucket, UsageOverview, UsageReport, UsageTotals, MAX_USAGE_DAYS,
 };

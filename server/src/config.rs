@@ -25,6 +25,24 @@ pub struct Config {
     pub pricing: BTreeMap<String, Prices>,
     #[serde(default)]
     pub compaction: CompactionConfig,
+    #[serde(default)]
+    pub tasks: TasksConfig,
+}
+
+/// The task queue (`runtime/tasks.rs`).
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TasksConfig {
+    /// Tasks running at once in a serving process (default 2, at least 1).
+    pub concurrency: Option<usize>,
+}
+
+impl TasksConfig {
+    pub fn concurrency(&self) -> usize {
+        self.concurrency
+            .unwrap_or(crate::runtime::tasks::DEFAULT_CONCURRENCY)
+            .max(1)
+    }
 }
 
 /// When a turn summarizes older history to stay inside the context window.

@@ -66,7 +66,9 @@ async fn serve_scripted(home: &Path) {
         pairing: None,
         tls: false,
     };
-    let state = AppState::new(Arc::new(runtime), edge);
+    let runtime = Arc::new(runtime);
+    runtime.run_tasks(2);
+    let state = AppState::new(runtime, edge);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     println!("http://{}", listener.local_addr().unwrap());
     let service = router::app(state).into_make_service_with_connect_info::<SocketAddr>();
@@ -101,6 +103,7 @@ async fn scenario() {
     child_command.env(CHILD_HOME, home.path());
     let (mut child, base) = spawn(child_command);
     let api = Api::new(base);
+    let tasks = queue_tasks(&api).await;
     let id = api.create_thread(json!({})).await.id;
     let mut reader = api.events(&id).await;
     let prompt = json!({"prompt": "start and never finish"});
@@ -155,6 +158,60 @@ async fn scenario() {
     let again = recovered_state(home.path(), &id).await;
     assert_eq!(completions(&again.1).len(), 1);
     assert_eq!(again.0.turns, after_restart.0.turns);
+
+    tasks_after_restart(home.path(), tasks).await;
+}
+
+/// Three tasks on the scripted server (two at a time, turns that never
+/// end): `plain` and `requeue` running, `queued` waiting.
+async fn queue_tasks(api: &Api) -> [String; 3] {
+    let mut ids = Vec::new();
+    for requeue in [false, true, false] {
+        let body = json!({ "prompt": "work overnight", "requeue_on_restart": requeue });
+        let reply = api.post("/v1/tasks", &body).await;
+        assert_eq!(reply.status, 201, "{}", reply.text());
+        ids.push(reply.json()["id"].as_str().unwrap().to_string());
+    }
+    for id in &ids[..2] {
+        until(api, id, |task| {
+            task["status"] == "running" && task["turn_id"].is_string()
+        })
+        .await;
+    }
+    assert_eq!(task(api, &ids[2]).await["status"], "queued");
+    [ids[0].clone(), ids[1].clone(), ids[2].clone()]
+}
+
+/// After the kill: the running task without requeue is interrupted; the
+/// one that asked is queued again and runs, as does the queued one (the
+/// real binary has no provider configured, so both then fail).
+async fn tasks_after_restart(home: &Path, [plain, requeue, queued]: [String; 3]) {
+    let (mut server, base) = real_binary(home);
+    let api = Api::new(base);
+    let interrupted = task(&api, &plain).await;
+    assert_eq!(interrupted["status"], "interrupted");
+    assert_eq!(interrupted["error"], "Interrupted by process restart");
+    for id in [&requeue, &queued] {
+        let ran = until(&api, id, |task| task["status"] == "failed").await;
+        assert_ne!(ran["error"], "Interrupted by process restart", "{ran}");
+    }
+    server.kill().unwrap();
+    server.wait().unwrap();
+}
+
+async fn task(api: &Api, id: &str) -> Value {
+    api.get(&format!("/v1/tasks/{id}")).await.json()
+}
+
+async fn until(api: &Api, id: &str, done: impl Fn(&Value) -> bool) -> Value {
+    for _ in 0..200 {
+        let task = task(api, id).await;
+        if done(&task) {
+            return task;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("task {id} never got there: {}", task(api, id).await);
 }
 
 /// Starts the real binary on `home`, returns (thread detail, every event),

@@ -8,17 +8,21 @@ import type {
   ApprovalDecision,
   CompactThread,
   CreatePairing,
+  CreateTask,
   CreateThread,
   DecideApproval,
   DeviceRecord,
   DeviceRevoked,
   DynamicToolResult,
   Health,
+  ListTasks,
   ListThreads,
   PairingCreated,
   PatchThread,
   RuntimeInfo,
   StartTurn,
+  TaskRecord,
+  TasksCleared,
   ThreadDetail,
   ThreadRecord,
   ThreadSummary,
@@ -511,6 +515,39 @@ export class RuntimeClient {
   async createPairing(body: CreatePairing = {}, options: RequestOptions = {}): Promise<PairingCreated> {
     await this.requireCapability("mobile", "createPairing", options);
     return this.request("POST", "/v1/devices/pairings", { ...options, body });
+  }
+
+  // ---- tasks ----------------------------------------------------------
+
+  /** `GET /v1/tasks`: newest first, optionally one status. */
+  async listTasks(query: ListTasks = {}, options: RequestOptions = {}): Promise<TaskRecord[]> {
+    await this.requireCapability("tasks", "listTasks", options);
+    return this.request("GET", "/v1/tasks", { ...options, query: query as Query });
+  }
+
+  /**
+   * `POST /v1/tasks`: queues a turn that runs with no client attached, on
+   * a new thread or `thread_id`. Poll {@link getTask} (or follow its
+   * thread's events) for the answer.
+   */
+  async createTask(body: CreateTask, options: RequestOptions = {}): Promise<TaskRecord> {
+    await this.requireCapability("tasks", "createTask", options);
+    return this.request("POST", "/v1/tasks", { ...options, body });
+  }
+
+  /** `GET /v1/tasks/{id}`. */
+  async getTask(taskId: string, options: RequestOptions = {}): Promise<TaskRecord> {
+    return this.request("GET", `/v1/tasks/${seg(taskId)}`, options);
+  }
+
+  /** `POST /v1/tasks/{id}/cancel`: a queued task ends at once, a running one's turn is interrupted. */
+  async cancelTask(taskId: string, options: RequestOptions = {}): Promise<TaskRecord> {
+    return this.request("POST", `/v1/tasks/${seg(taskId)}/cancel`, options);
+  }
+
+  /** `POST /v1/tasks/clear`: removes completed and cancelled tasks. */
+  async clearTasks(options: RequestOptions = {}): Promise<TasksCleared> {
+    return this.request("POST", "/v1/tasks/clear", options);
   }
 
   // ---- streaming ------------------------------------------------------

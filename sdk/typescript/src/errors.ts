@@ -100,7 +100,8 @@ export type CapabilityName =
   | "user_input"
   | "external_tools"
   | "usage"
-  | "mobile";
+  | "mobile"
+  | "tasks";
 
 /**
  * The server does not advertise what the call needs: `capability` is the

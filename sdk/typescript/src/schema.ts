@@ -684,6 +684,78 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/tasks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Tasks, newest first. */
+        get: operations["listTasks"];
+        put?: never;
+        /** Queues a task: a turn on a new thread, or on `thread_id`. */
+        post: operations["createTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One task: its status, thread, turn and final answer. */
+        get: operations["getTask"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancels a queued task, or interrupts a running one's turn (it then
+         *     ends `cancelled`).
+         */
+        post: operations["cancelTask"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/tasks/clear": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Removes completed and cancelled tasks (their threads stay). */
+        post: operations["clearTasks"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -811,6 +883,8 @@ export interface components {
             mobile: boolean;
             environments: boolean;
             worker_runtime: boolean;
+            /** @description `/v1/tasks`: turns queued to run with no client attached. */
+            tasks?: boolean;
         };
         /** @description `POST /v1/threads/{id}/compact`. */
         CompactThread: {
@@ -825,6 +899,28 @@ export interface components {
             ttl_seconds?: number | null;
             /** @description The name the paired device starts with. */
             label?: ((string & (unknown & unknown)) | null) & (unknown & unknown);
+        };
+        /**
+         * @description `POST /v1/tasks`. A task on a given thread runs with that thread's
+         *     settings; workspace, model, provider and mode are a new thread's.
+         */
+        CreateTask: {
+            prompt: string;
+            thread_id?: string | null;
+            workspace?: string | null;
+            model?: string | null;
+            model_provider?: string | null;
+            mode?: components["schemas"]["Mode"] | null;
+            /**
+             * @description Writes and commands run without asking (default: they wait for an
+             *     approval like any other turn's).
+             */
+            auto_approve?: boolean;
+            /**
+             * @description Queue it again if a restart interrupts it (default: recorded
+             *     interrupted).
+             */
+            requeue_on_restart?: boolean;
         };
         CreateThread: {
             model?: string | null;
@@ -1396,6 +1492,41 @@ export interface components {
             /** @enum {string} */
             event: "thread.started" | "thread.updated" | "thread.forked" | "turn.started" | "turn.steered" | "turn.interrupt_requested" | "turn.completed" | "turn.undone" | "item.started" | "item.delta" | "item.completed" | "item.failed" | "item.interrupted" | "approval.required" | "approval.decided" | "approval.timeout" | "user_input.required" | "user_input.answered" | "user_input.canceled" | "tool_call.requested" | "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled" | "snapshot.created" | "workspace.restored";
             data: string;
+        };
+        /** @description A task and, once it ran, its thread, turn and final answer. */
+        TaskRecord: {
+            id: string;
+            status: components["schemas"]["TaskStatus"];
+            prompt: string;
+            /** @description The workspace of the thread it runs on. */
+            workspace: string | null;
+            model: string | null;
+            model_provider: string | null;
+            mode: components["schemas"]["Mode"] | null;
+            /** @description Writes and commands run without asking. */
+            auto_approve: boolean;
+            /** @description Run again after a restart that interrupted it. */
+            requeue_on_restart: boolean;
+            /** @description The thread it runs on (given, or made when it starts). */
+            thread_id: string | null;
+            turn_id: string | null;
+            /** @description The turn's final agent message. */
+            answer: string | null;
+            error: string | null;
+            created_at: string;
+            started_at: string | null;
+            finished_at: string | null;
+        };
+        /**
+         * @description Where a task is: queued → running → completed | failed | cancelled |
+         *     interrupted (the process stopped while it ran).
+         * @enum {string}
+         */
+        TaskStatus: "queued" | "running" | "completed" | "failed" | "cancelled" | "interrupted";
+        /** @description `POST /v1/tasks/clear`: how many finished tasks were removed. */
+        TasksCleared: {
+            /** Format: int64 */
+            cleared: number;
         };
         /**
          * @description `GET /v1/threads/{id}`: everything a client needs before it subscribes
@@ -3795,6 +3926,221 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listTasks: {
+        parameters: {
+            query?: {
+                /** @description Only tasks in this status. */
+                status?: components["schemas"]["TaskStatus"];
+                /** @description At most this many, newest first (default 100, at most 500). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tasks */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRecord"][];
+                };
+            };
+            /** @description A bad status or limit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateTask"];
+            };
+        };
+        responses: {
+            /** @description Queued */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRecord"];
+                };
+            };
+            /** @description An empty prompt, or a new thread's setting given with `thread_id` */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The workspace is not a directory on this machine */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The prompt is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Task id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such task */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cancelTask: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Task id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The task after the cancel */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TaskRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such task */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The task already ended */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    clearTasks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description How many were removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TasksCleared"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

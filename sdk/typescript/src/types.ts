@@ -55,6 +55,12 @@ export type Health = Schemas["Health"];
 export type RuntimeInfo = Schemas["RuntimeInfo"];
 export type Capabilities = Schemas["Capabilities"];
 
+export type TaskRecord = Schemas["TaskRecord"];
+export type TaskStatus = Schemas["TaskStatus"];
+export type CreateTask = Schemas["CreateTask"];
+export type TasksCleared = Schemas["TasksCleared"];
+export type ListTasks = NonNullable<operations["listTasks"]["parameters"]["query"]>;
+
 export type DeviceRecord = Schemas["DeviceRecord"];
 export type PatchDevice = Schemas["PatchDevice"];
 export type CreatePairing = Schemas["CreatePairing"];

@@ -183,3 +183,27 @@ test("a stream outliving its server reconnects to the restarted one and goes on 
   assertContiguous(assert, items, 0);
   assert.equal(agentText(items), "before the restartafter the restart");
 });
+
+test("tasks: queued, run with no client attached, answered, cancelled, cleared", async (t) => {
+  const { runtime, client } = await setup(t);
+  assert.equal((await client.runtimeInfo()).capabilities.tasks, true);
+  await runtime.mock.push(text("done overnight"));
+  const task = await client.createTask({ prompt: "tidy the docs" });
+  assert.match(task.id, /^task_/);
+  assert.equal(task.status, "queued");
+  let done = task;
+  for (let i = 0; i < 200 && done.status !== "completed"; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    done = await client.getTask(task.id);
+  }
+  assert.equal(done.status, "completed");
+  assert.equal(done.answer, "done overnight");
+  assert.equal((await client.getThread(done.thread_id)).turns.length, 1);
+  assert.deepEqual((await client.listTasks({ status: "completed" })).map((x) => x.id), [task.id]);
+
+  const finished = await client.cancelTask(task.id).catch((e) => e);
+  assert.ok(finished instanceof RuntimeApiError);
+  assert.equal(finished.status, 409);
+  assert.deepEqual(await client.clearTasks(), { cleared: 1 });
+  assert.deepEqual(await client.listTasks(), []);
+});

@@ -120,7 +120,7 @@ impl Editor for AcpEditor {
                 "cwd": command.cwd,
                 "outputByteLimit": command.output_limit,
             }))?;
-            let terminal = ask(&cx, create).await?.terminal_id.0.to_string();
+            let terminal = create_terminal(&cx, &session_id, create).await?;
             let mut release = Release {
                 cx: cx.clone(),
                 session_id: session_id.clone(),
@@ -138,9 +138,12 @@ impl Editor for AcpEditor {
             }
             let ids = json!({ "sessionId": session_id, "terminalId": terminal });
             let wait: WaitForTerminalExitRequest = request(ids.clone())?;
-            let timed_out = tokio::time::timeout(command.timeout, ask(&cx, wait))
-                .await
-                .is_err();
+            let timed_out = match tokio::time::timeout(command.timeout, ask(&cx, wait)).await {
+                Ok(Ok(_)) => false,
+                // Not known to have ended: the release kills it.
+                Ok(Err(error)) => return Err(format!("waiting for the command failed: {error}")),
+                Err(_) => true,
+            };
             if timed_out {
                 let kill: KillTerminalRequest = request(ids.clone())?;
                 ask(&cx, kill).await?;
@@ -159,6 +162,35 @@ impl Editor for AcpEditor {
             })
         })
     }
+}
+
+/// Creates the terminal from a task of its own: when the turn is
+/// interrupted while the client is still creating it, the id that arrives
+/// later is released rather than dropped (the agent must release every
+/// terminal it made).
+async fn create_terminal(
+    cx: &ConnectionTo<Client>,
+    session_id: &str,
+    create: CreateTerminalRequest,
+) -> Result<String, String> {
+    let (sender, created) = tokio::sync::oneshot::channel();
+    let (cx, session_id) = (cx.clone(), session_id.to_string());
+    tokio::spawn(async move {
+        let result = ask(&cx, create)
+            .await
+            .map(|response| response.terminal_id.0.to_string());
+        if let Err(Ok(orphan)) = sender.send(result) {
+            let mut release = Release {
+                cx,
+                session_id,
+                terminal: Some(orphan),
+            };
+            release.now().await;
+        }
+    });
+    created
+        .await
+        .map_err(|_| "the terminal was not created".to_string())?
 }
 
 /// Releases the terminal (which kills a command still running) however

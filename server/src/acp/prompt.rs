@@ -80,7 +80,7 @@ impl Acp {
             .await
             .map_err(rpc_error)?;
         // The editor's buffers and terminals, and the session's MCP tools,
-        // serve this prompt's turn (attached before it starts).
+        // serve this prompt's turn, and only it.
         let client = self
             .client
             .lock()
@@ -92,13 +92,17 @@ impl Acp {
             Some(connecting) => connecting.await,
             None => None,
         };
-        let _attached = self.runtime.attach_tools(
-            &id,
-            Hosted {
-                editor: editor.clone().map(|e| e as Arc<dyn Editor>),
-                extra: extra.map(|m| m as Arc<dyn ExtraTools>),
-            },
-        );
+        // Closed, or cancelled, while the servers connected: no turn.
+        let go_on = self.with(&id, |s| {
+            !matches!(s.prompt, Prompt::Starting { cancelled: true })
+        });
+        if go_on != Some(true) {
+            return wire(json!({ "stopReason": "cancelled" }));
+        }
+        let hosted = Hosted {
+            editor: editor.clone().map(|e| e as Arc<dyn Editor>),
+            extra: extra.map(|m| m as Arc<dyn ExtraTools>),
+        };
         let started = if prompt.trim() == "/compact" {
             self.runtime
                 .compact_thread(&id, CompactThread::default())
@@ -108,7 +112,7 @@ impl Acp {
                 prompt,
                 ..StartTurn::default()
             };
-            self.runtime.start_turn(&id, request).await
+            self.runtime.start_turn_hosted(&id, request, hosted).await
         }
         .map_err(rpc_error)?;
         let turn_id = started.turn.id;

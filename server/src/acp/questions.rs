@@ -3,9 +3,9 @@
 //! elicitation. An accepted form answers through
 //! `Runtime::answer_user_input`, the one settlement owner, so the browser
 //! may answer first (then the outstanding request is dropped, which sends
-//! `$/cancel_request`). A declined or cancelled form leaves the question
-//! open for another client until the turn's wait ends. Answers are never
-//! logged.
+//! `$/cancel_request`). A declined or cancelled form ends the question
+//! (`user_input.canceled`, reason `declined`) and the turn goes on without
+//! answers. Answers are never logged.
 
 use super::{session::Acp, wire};
 use crate::runtime::error::RuntimeError;
@@ -67,18 +67,19 @@ impl Questions {
             let answers = match response {
                 Ok(response) => answers(&response, &request),
                 Err(error) => {
-                    tracing::debug!(%error, "acp: elicitation failed");
+                    tracing::debug!(code = ?error.code, "acp: elicitation failed");
                     None
                 }
             };
-            let Some(answers) = answers else {
-                return;
+            let settled = match answers {
+                Some(answers) => acp
+                    .runtime
+                    .answer_user_input(&thread_id, &input_id, answers)
+                    .await
+                    .map(|_| ()),
+                None => acp.runtime.decline_user_input(&thread_id, &input_id).await,
             };
-            match acp
-                .runtime
-                .answer_user_input(&thread_id, &input_id, answers)
-                .await
-            {
+            match settled {
                 Ok(_) | Err(RuntimeError::NotFound(_)) => {}
                 Err(error) => tracing::info!(%error, "acp: the client's answers were refused"),
             }

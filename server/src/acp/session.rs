@@ -353,6 +353,8 @@ impl Acp {
             .collect();
         for id in ids {
             self.cancel(&id).await;
+            // Closes the session's MCP servers (their groups are killed).
+            self.with(&id, |s| s.mcp = None);
         }
     }
 }

@@ -35,10 +35,13 @@ pub(super) async fn run_tool(
             tools::approval(&call.name, &call.arguments),
         ),
     };
+    // An extra tool's arguments mean nothing to `summary`: just its name.
+    let summary = match &extra {
+        Some(_) => call.name.clone(),
+        None => tools::summary(&call.name, &call.arguments),
+    };
     let items = &turn.items;
-    let item = items
-        .start(kind, tools::summary(&call.name, &call.arguments))
-        .await;
+    let item = items.start(kind, summary).await;
     let mut metadata =
         json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments });
     let execute = |env| execute(env, extra.as_deref(), call, &item);
@@ -128,9 +131,21 @@ fn extra_approval(extra: &dyn ExtraTools, call: &ToolCall) -> Option<ApprovalReq
     if extra.read_only(&call.name) {
         return None;
     }
+    // The user decides on the arguments themselves, shown whole up to a
+    // bound (the model chooses them; nothing in them is trusted).
+    const SHOWN: usize = 600;
+    let mut arguments = call.arguments.trim().to_string();
+    if arguments.len() > SHOWN {
+        let mut cut = SHOWN;
+        while !arguments.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        arguments.truncate(cut);
+        arguments.push('…');
+    }
     Some(ApprovalRequest {
         tool_name: call.name.clone(),
-        description: format!("Call {}", tools::summary(&call.name, &call.arguments)),
+        description: format!("Call {} with {}", call.name, arguments),
         intent_summary: "run a tool from an MCP server".to_string(),
     })
 }

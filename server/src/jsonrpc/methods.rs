@@ -8,8 +8,8 @@ use super::{
 };
 use crate::runtime::stream::Cursor;
 use protocol::{
-    AnswerUserInput, Capabilities, CreateThread, DecideApproval, EventName, Health, ItemKind,
-    ItemStatus, ListThreads, PatchThread, StartTurn, SteerTurn, RUNTIME_API_VERSION, SERVICE_NAME,
+    AnswerUserInput, Capabilities, CreateThread, DecideApproval, Health, ListThreads, PatchThread,
+    StartTurn, SteerTurn, RUNTIME_API_VERSION, SERVICE_NAME,
 };
 use serde::{de::DeserializeOwned, Serialize};
 use serde_json::{json, Map, Value};
@@ -248,50 +248,17 @@ async fn prompt_run(session: &Session, mut params: Map<String, Value>) -> Result
         }
     }
     let turn = body::<StartTurn>(params)?;
-    let (thread_id, since_seq) = match thread_id {
-        Some(id) => {
-            let latest = runtime.thread(&id).await?.latest_seq;
-            (id, latest)
-        }
-        None => (
+    let thread_id = match thread_id {
+        Some(id) => id,
+        None => {
             runtime
                 .create_thread(body::<CreateThread>(thread_fields)?)
                 .await?
-                .id,
-            0,
-        ),
-    };
-    let cursor = Cursor {
-        since_seq,
-        replay_limit: None,
-    };
-    let mut frames = runtime.subscribe(&thread_id, cursor).await?;
-    let started = runtime.start_turn(&thread_id, turn).await?;
-    let turn_id = started.turn.id;
-    while let Some(frame) = frames.recv().await {
-        if frame.event != EventName::TurnCompleted.as_str() {
-            continue;
+                .id
         }
-        let envelope: Value = serde_json::from_str(&frame.data).unwrap_or_default();
-        if envelope["turn_id"] == turn_id.as_str()
-            || envelope["payload"]["turn"]["id"] == turn_id.as_str()
-        {
-            break;
-        }
-    }
-    let detail = runtime.thread(&thread_id).await?;
-    let answer = detail
-        .items
-        .iter()
-        .rev()
-        .find(|item| {
-            item.turn_id == turn_id
-                && item.kind == ItemKind::AgentMessage
-                && item.status == ItemStatus::Completed
-        })
-        .and_then(|item| item.detail.clone());
-    let turn = detail.turns.into_iter().find(|turn| turn.id == turn_id);
-    Ok(json!({ "thread_id": thread_id, "turn": turn, "answer": answer }))
+    };
+    let end = runtime.run_turn_to_end(&thread_id, turn).await?;
+    Ok(json!({ "thread_id": end.thread_id, "turn": end.turn, "answer": end.answer }))
 }
 
 /// Refuses params a method does not take (as `/v1` refuses unknown fields).

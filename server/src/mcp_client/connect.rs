@@ -2,9 +2,11 @@
 //! over stdio, or a streamable-HTTP endpoint.
 //!
 //! A stdio server gets the scrubbed environment of every child
-//! (`child::env`) plus only the variables its configuration names, runs in
-//! its own process group (killed whole when the connection drops: `npx`
-//! servers are a tree), and its stderr goes to our log at debug level.
+//! (`child::env`) plus only the variables its configuration names, and
+//! runs in its own process group, killed whole when the connection drops
+//! (`npx` servers are a tree, and rmcp's own shutdown only closes stdin
+//! and reaps the leader). Its stderr is discarded: servers print their
+//! configuration there, secrets included, and a log is no place for them.
 
 use rmcp::{
     service::RunningService,
@@ -15,7 +17,6 @@ use rmcp::{
     RoleClient, ServiceExt,
 };
 use std::{collections::HashMap, path::PathBuf, process::Stdio, time::Duration};
-use tokio::io::AsyncBufReadExt;
 
 /// How long a server gets to start and answer `initialize`.
 pub const CONNECT_TIMEOUT: Duration = Duration::from_secs(30);
@@ -43,8 +44,26 @@ pub enum Transport {
 
 pub type Service = RunningService<RoleClient, ()>;
 
+/// A connected server, and for a stdio one the kill of its group.
+pub struct Started {
+    pub service: Service,
+    pub group: Option<GroupKill>,
+}
+
+/// SIGKILLs the process group when dropped.
+pub struct GroupKill(i32);
+
+impl Drop for GroupKill {
+    fn drop(&mut self) {
+        let _ = nix::sys::signal::killpg(
+            nix::unistd::Pid::from_raw(self.0),
+            nix::sys::signal::Signal::SIGKILL,
+        );
+    }
+}
+
 /// Connects and completes the MCP handshake.
-pub async fn connect(spec: &ServerSpec) -> Result<Service, String> {
+pub async fn connect(spec: &ServerSpec) -> Result<Started, String> {
     let started = async {
         match &spec.transport {
             Transport::Stdio {
@@ -52,8 +71,11 @@ pub async fn connect(spec: &ServerSpec) -> Result<Service, String> {
                 args,
                 env,
                 cwd,
-            } => stdio(&spec.name, command, args, env, cwd.as_ref()).await,
-            Transport::Http { url, headers } => http(url, headers).await,
+            } => stdio(command, args, env, cwd.as_ref()).await,
+            Transport::Http { url, headers } => Ok(Started {
+                service: http(url, headers).await?,
+                group: None,
+            }),
         }
     };
     tokio::time::timeout(CONNECT_TIMEOUT, started)
@@ -62,12 +84,11 @@ pub async fn connect(spec: &ServerSpec) -> Result<Service, String> {
 }
 
 async fn stdio(
-    name: &str,
     command: &str,
     args: &[String],
     env: &[(String, String)],
     cwd: Option<&PathBuf>,
-) -> Result<Service, String> {
+) -> Result<Started, String> {
     let mut process = tokio::process::Command::new(command);
     crate::child::env::apply(process.as_std_mut());
     process.args(args).envs(env.iter().map(|(k, v)| (k, v)));
@@ -76,20 +97,14 @@ async fn stdio(
     }
     let mut wrapped = process_wrap::tokio::CommandWrap::from(process);
     wrapped.wrap(process_wrap::tokio::ProcessGroup::leader());
-    let (transport, stderr) = TokioChildProcess::builder(wrapped)
-        .stderr(Stdio::piped())
+    let (transport, _) = TokioChildProcess::builder(wrapped)
+        .stderr(Stdio::null())
         .spawn()
         .map_err(|e| format!("cannot start {command}: {e}"))?;
-    if let Some(stderr) = stderr {
-        let name = name.to_string();
-        tokio::spawn(async move {
-            let mut lines = tokio::io::BufReader::new(stderr).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                tracing::debug!(server = %name, "mcp server: {line}");
-            }
-        });
-    }
-    ().serve(transport).await.map_err(|e| e.to_string())
+    // The leader's pid is the group's id (ProcessGroup::leader).
+    let group = transport.id().map(|pid| GroupKill(pid as i32));
+    let service = ().serve(transport).await.map_err(|e| e.to_string())?;
+    Ok(Started { service, group })
 }
 
 async fn http(url: &str, headers: &[(String, String)]) -> Result<Service, String> {

@@ -13,12 +13,17 @@ pub mod connect;
 use crate::runtime::hosted_tools::ExtraTools;
 use connect::{ServerSpec, Service};
 use futures::future::BoxFuture;
-use rmcp::model::{CallToolRequestParams, Tool};
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams, Tool};
 use serde_json::{json, Value};
 use std::{sync::Arc, time::Duration};
 
 /// How long one tool call may take.
 const CALL_TIMEOUT: Duration = Duration::from_secs(300);
+/// Tools offered from all servers together (providers refuse requests
+/// with more than 128 tools; the runtime's own come first).
+const MAX_TOOLS: usize = 96;
+/// Pages of `tools/list` read from one server.
+const MAX_PAGES: usize = 10;
 /// What the model reads of one result, at most.
 const MAX_RESULT: usize = 64 * 1024;
 /// OpenAI's limit on a function name.
@@ -34,6 +39,8 @@ pub struct McpTools {
 struct Connected {
     name: String,
     service: Service,
+    /// Kills a stdio server's whole process group when the connection goes.
+    _group: Option<connect::GroupKill>,
 }
 
 /// One tool as the model sees it.
@@ -53,13 +60,22 @@ pub struct Failure {
 impl McpTools {
     /// Connects every server (side by side) and lists its tools.
     pub async fn connect(specs: &[ServerSpec]) -> (McpTools, Vec<Failure>) {
+        // Starting and listing share one deadline: a server that hangs in
+        // either is left out, never waited on.
         let started = futures::future::join_all(specs.iter().map(|spec| async move {
-            let service = connect::connect(spec).await?;
-            let tools = service
-                .list_all_tools()
+            let ready = async {
+                let service = connect::connect(spec).await?;
+                let tools = list_tools(&service.service).await?;
+                Ok::<_, String>((service, tools))
+            };
+            tokio::time::timeout(connect::CONNECT_TIMEOUT, ready)
                 .await
-                .map_err(|e| format!("listing its tools failed: {e}"))?;
-            Ok::<_, String>((service, tools))
+                .unwrap_or_else(|_| {
+                    Err(format!(
+                        "did not start and list its tools within {} s",
+                        connect::CONNECT_TIMEOUT.as_secs()
+                    ))
+                })
         }))
         .await;
         let mut all = McpTools::default();
@@ -79,12 +95,17 @@ impl McpTools {
         (all, failures)
     }
 
-    fn add(&mut self, name: &str, service: Service, tools: Vec<Tool>) {
+    fn add(&mut self, name: &str, service: connect::Started, tools: Vec<Tool>) {
         let server = Arc::new(Connected {
             name: name.to_string(),
-            service,
+            service: service.service,
+            _group: service.group,
         });
         for tool in tools {
+            if self.tools.len() >= MAX_TOOLS {
+                tracing::warn!(server = %name, "more than {MAX_TOOLS} MCP tools; the rest are left out");
+                break;
+            }
             let exposed = exposed_name(name, &tool.name);
             if self.tools.iter().any(|t| t.exposed == exposed) {
                 tracing::warn!(server = %name, tool = %tool.name, "an MCP tool's name collides after shortening; left out");
@@ -172,6 +193,28 @@ impl ExtraTools for McpTools {
             }
         })
     }
+}
+
+/// The server's tools, a bounded number of pages of them.
+async fn list_tools(service: &Service) -> Result<Vec<Tool>, String> {
+    let mut tools = Vec::new();
+    let mut cursor = None;
+    for _ in 0..MAX_PAGES {
+        let params = PaginatedRequestParams::default().with_cursor(cursor);
+        let page = service
+            .list_tools(Some(params))
+            .await
+            .map_err(|e| format!("listing its tools failed: {e}"))?;
+        tools.extend(page.tools);
+        if tools.len() > MAX_TOOLS {
+            break;
+        }
+        match page.next_cursor {
+            Some(next) => cursor = Some(next),
+            None => break,
+        }
+    }
+    Ok(tools)
 }
 
 /// A result's content as text: text blocks as they are, structured

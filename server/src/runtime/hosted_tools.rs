@@ -1,8 +1,8 @@
-//! Tools a connected client runs for a thread in place of the runtime's
+//! Tools a connected client runs for its turn in place of the runtime's
 //! own: an editor's buffers and terminals (ACP `fs/*`, `terminal/*`) and
-//! the MCP servers that client passed. The client attaches them to a
-//! thread while it drives a turn there; a turn takes what is attached when
-//! it starts and keeps it to its end.
+//! the MCP servers that client passed. They come with the turn's start
+//! (`Runtime::start_turn_hosted`) and belong to that turn alone: another
+//! client's turn on the same thread never sees them.
 //!
 //! Confinement stays the runtime's: a host only ever gets paths the
 //! workspace confinement already resolved, and a command only the
@@ -10,12 +10,7 @@
 
 use futures::future::BoxFuture;
 use serde_json::Value;
-use std::{
-    collections::HashMap,
-    path::PathBuf,
-    sync::{Arc, Mutex},
-    time::Duration,
-};
+use std::{path::PathBuf, sync::Arc, time::Duration};
 
 /// An editor that holds the workspace's files (unsaved buffers included)
 /// and runs commands in its own terminals.
@@ -77,7 +72,7 @@ pub trait ExtraTools: Send + Sync {
     fn call(&self, name: &str, arguments: Value) -> BoxFuture<'static, Result<String, String>>;
 }
 
-/// What one thread has attached.
+/// What one turn's client runs for it.
 #[derive(Clone, Default)]
 pub struct Hosted {
     pub editor: Option<Arc<dyn Editor>>,
@@ -88,78 +83,5 @@ impl Hosted {
     /// The extra tool set holding `name`, if any.
     pub fn extra_for(&self, name: &str) -> Option<&Arc<dyn ExtraTools>> {
         self.extra.as_ref().filter(|extra| extra.has(name))
-    }
-}
-
-/// Thread id → what is attached there, in this process.
-#[derive(Clone, Default)]
-pub struct HostedTools(Arc<Mutex<Attachments>>);
-
-#[derive(Default)]
-struct Attachments {
-    /// Counts attachments, so a guard removes only its own.
-    next: u64,
-    threads: HashMap<String, (u64, Hosted)>,
-}
-
-impl HostedTools {
-    /// Attaches `hosted` to the thread until the returned guard drops
-    /// (a later attach replaces it; the earlier guard then does nothing).
-    pub fn attach(&self, thread_id: &str, hosted: Hosted) -> Attached {
-        let mut map = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        map.next += 1;
-        let generation = map.next;
-        map.threads
-            .insert(thread_id.to_string(), (generation, hosted));
-        Attached {
-            tools: self.clone(),
-            thread_id: thread_id.to_string(),
-            generation,
-        }
-    }
-
-    pub fn get(&self, thread_id: &str) -> Hosted {
-        let map = self.0.lock().unwrap_or_else(|p| p.into_inner());
-        map.threads
-            .get(thread_id)
-            .map(|(_, h)| h.clone())
-            .unwrap_or_default()
-    }
-}
-
-/// Detaches on drop.
-pub struct Attached {
-    tools: HostedTools,
-    thread_id: String,
-    generation: u64,
-}
-
-impl Drop for Attached {
-    fn drop(&mut self) {
-        let mut map = self.tools.0.lock().unwrap_or_else(|p| p.into_inner());
-        let own = map.threads.get(&self.thread_id).map(|(g, _)| *g) == Some(self.generation);
-        if own {
-            map.threads.remove(&self.thread_id);
-        }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_replaced_attachment_is_not_removed_by_the_old_guard() {
-        let tools = HostedTools::default();
-        let attached = |tools: &HostedTools| tools.0.lock().unwrap().threads.contains_key("t");
-        let first = tools.attach("t", Hosted::default());
-        let second = tools.attach("t", Hosted::default());
-        drop(second);
-        assert!(!attached(&tools));
-        let third = tools.attach("t", Hosted::default());
-        drop(first);
-        assert!(attached(&tools), "an old guard removed a newer attachment");
-        drop(third);
-        assert!(!attached(&tools));
     }
 }

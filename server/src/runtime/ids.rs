@@ -8,6 +8,7 @@ pub const ITEM: &str = "item_";
 pub const APPROVAL: &str = "appr_";
 pub const USER_INPUT: &str = "input_";
 pub const TOOL_CALL: &str = "call_";
+pub const TASK: &str = "task_";
 /// The longest hex part an id may have.
 const MAX_HEX: usize = 64;
 

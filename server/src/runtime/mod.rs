@@ -8,6 +8,7 @@ pub mod client_tools;
 pub mod devices;
 pub mod engine;
 pub mod error;
+pub mod followed;
 pub mod git;
 pub mod hosted_tools;
 pub mod ids;
@@ -16,6 +17,7 @@ mod review;
 mod rewind;
 pub mod snapshots;
 pub mod stream;
+pub mod tasks;
 pub mod threads;
 pub mod turn_writer;
 pub mod turns;
@@ -73,6 +75,8 @@ pub struct Runtime {
     /// Turns an earlier process left running, interrupted by `open`.
     recovered: usize,
     devices: devices::Devices,
+    /// Wakes this process's task runner (`tasks.rs`).
+    tasks: tasks::TaskQueue,
     /// Held while this runtime lives: other processes see it in use.
     _lock: ProcessLock,
 }
@@ -91,7 +95,9 @@ impl Runtime {
         // Another process on this store may be running its turns: only a
         // process that has the store to itself recovers (process_lock.rs).
         let recovered = if lock.alone() {
-            turns.recover().await?
+            let recovered = turns.recover().await?;
+            tasks::recover(&store).await?;
+            recovered
         } else {
             tracing::info!("another codewhale process uses this store; its turns are left to it");
             0
@@ -117,6 +123,7 @@ impl Runtime {
             shutdown,
             stopped,
             recovered,
+            tasks: Default::default(),
             _lock: lock,
         })
     }
@@ -255,14 +262,15 @@ impl Runtime {
         self.turns.compact(thread_id, request).await
     }
 
-    /// Attaches a client's tools to a thread until the guard drops; turns
-    /// started meanwhile use them (`hosted_tools`).
-    pub fn attach_tools(
+    /// `start_turn`, with tools the client runs itself for this turn
+    /// (`hosted_tools`: an editor's buffers and terminals, MCP tools).
+    pub async fn start_turn_hosted(
         &self,
         thread_id: &str,
+        request: StartTurn,
         hosted: hosted_tools::Hosted,
-    ) -> hosted_tools::Attached {
-        self.turns.hosted().attach(thread_id, hosted)
+    ) -> Result<TurnStarted, RuntimeError> {
+        self.turns.start_hosted(thread_id, request, hosted).await
     }
 
     // What turns wait on.
@@ -285,6 +293,15 @@ impl Runtime {
             .user_inputs()
             .answer(thread_id, input_id, answers)
             .await
+    }
+
+    /// The user declined the agent's questions; the turn goes on without.
+    pub async fn decline_user_input(
+        &self,
+        thread_id: &str,
+        input_id: &str,
+    ) -> Result<(), RuntimeError> {
+        self.turns.user_inputs().decline(thread_id, input_id).await
     }
 
     pub async fn submit_tool_result(

@@ -55,7 +55,7 @@ pub async fn create(
     request: CreateThread,
 ) -> Result<ThreadRecord, RuntimeError> {
     let workspace = match request.workspace.as_deref() {
-        Some(path) => workspace(path)?,
+        Some(path) => canonical_workspace(path)?,
         None => default_workspace.display().to_string(),
     };
     let now = clock::now();
@@ -230,7 +230,7 @@ pub async fn patch(
         patch
             .workspace
             .as_deref()
-            .map(workspace)
+            .map(canonical_workspace)
             .transpose()?
             .map(Some)
     );
@@ -332,7 +332,7 @@ pub fn title_from_prompt(prompt: &str) -> Option<String> {
 /// An existing directory, stored canonical. A path that names no
 /// directory is a conflict with this machine's files (409), not a malformed
 /// request: the same request works once the directory exists.
-fn workspace(path: &str) -> Result<String, RuntimeError> {
+pub(super) fn canonical_workspace(path: &str) -> Result<String, RuntimeError> {
     let canonical = std::fs::canonicalize(path)
         .map_err(|_| RuntimeError::Conflict(format!("workspace {path:?} does not exist")))?;
     if !canonical.is_dir() {

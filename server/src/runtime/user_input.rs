@@ -131,6 +131,41 @@ impl UserInputs {
         })
     }
 
+    /// The user declined to answer (an editor's form): the question ends
+    /// `user_input.canceled` with reason `declined` and the turn goes on
+    /// without answers.
+    pub async fn decline(
+        self: &Arc<Self>,
+        thread_id: &str,
+        input_id: &str,
+    ) -> Result<(), RuntimeError> {
+        let inputs = Arc::clone(self);
+        let (thread_id, input_id) = (thread_id.to_string(), input_id.to_string());
+        detached(async move {
+            let not_found = || RuntimeError::NotFound(format!("no pending user input {input_id}"));
+            let claim = inputs
+                .pending
+                .claim(&input_id)
+                .await
+                .ok_or_else(not_found)?;
+            if claim.waiting().thread_id != thread_id {
+                return Err(not_found());
+            }
+            let turn_id = claim.waiting().turn_id.clone();
+            inputs
+                .pending
+                .commit(vec![event(
+                    &thread_id,
+                    &turn_id,
+                    canceled(&input_id, "declined", |_| {}),
+                )])
+                .await?;
+            claim.settle(None);
+            Ok(())
+        })
+        .await
+    }
+
     pub async fn pending_for(&self, thread_id: &str) -> Vec<Value> {
         self.pending.views_for(thread_id).await
     }

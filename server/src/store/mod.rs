@@ -8,6 +8,7 @@ pub mod forwarded;
 pub mod process_lock;
 mod seq;
 pub mod snapshots;
+pub mod tasks;
 pub mod threads;
 pub mod turns;
 pub mod usage;

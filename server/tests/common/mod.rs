@@ -130,7 +130,9 @@ impl Harness {
             pairing,
             tls: false,
         };
-        let state = AppState::new(Arc::new(runtime), edge);
+        let runtime = Arc::new(runtime);
+        runtime.run_tasks(codewhale::runtime::tasks::DEFAULT_CONCURRENCY);
+        let state = AppState::new(runtime, edge);
         Self {
             app: router::app(state.clone()),
             clock: Default::default(),

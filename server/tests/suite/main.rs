@@ -35,6 +35,7 @@ mod served_bytes;
 mod snapshots_undo;
 mod stdio;
 mod store;
+mod tasks;
 mod thread_titles;
 mod threads_api;
 mod turns_api;

@@ -59,6 +59,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "snapshots", description = "Workspace snapshots, restore, undo, retry, edit and fork-at-message"),
         (name = "review", description = "Review findings applied as a turn, and reverted with a compare-and-swap"),
         (name = "workspace", description = "The workspace: browse, read files, git status, the diff against HEAD"),
+        (name = "tasks", description = "Turns queued to run with no client attached"),
     ),
 )]
 struct ApiDoc;
@@ -113,6 +114,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::snapshots::router())
         .merge(routes::review::router())
         .merge(routes::workspace::router())
+        .merge(routes::tasks::router())
         .split_for_parts()
 }
 

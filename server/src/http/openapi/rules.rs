@@ -54,6 +54,7 @@ fn id_prefix(path: &str, parameter: &str) -> Option<&'static str> {
     match parameter {
         "id" if path.starts_with("/v1/threads/") => Some(ids::THREAD),
         "id" if path.starts_with("/v1/devices/") => Some(crate::runtime::devices::DEVICE),
+        "id" if path.starts_with("/v1/tasks/") => Some(ids::TASK),
         "thread_id" => Some(ids::THREAD),
         "turn_id" => Some(ids::TURN),
         "approval_id" => Some(ids::APPROVAL),
@@ -125,6 +126,11 @@ fn query_parameters(document: &mut Value) {
             "/v1/threads/{id}/snapshots",
             "limit",
             json!({ "minimum": 1, "maximum": MAX_SNAPSHOTS }),
+        ),
+        (
+            "/v1/tasks",
+            "limit",
+            json!({ "minimum": 1, "maximum": crate::runtime::tasks::MAX_LIST }),
         ),
         ("/v1/usage", "since", json!({ "format": "date-time" })),
         ("/v1/usage", "until", json!({ "format": "date-time" })),

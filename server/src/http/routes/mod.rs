@@ -7,6 +7,7 @@ pub mod info;
 pub mod pairing;
 pub mod review;
 pub mod snapshots;
+pub mod tasks;
 pub mod threads;
 pub mod tool_calls;
 pub mod turns;

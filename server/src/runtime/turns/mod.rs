@@ -19,7 +19,6 @@ use super::{
     approvals::{Approvals, DEFAULT_TIMEOUT},
     client_tools::ClientTools,
     engine::Engine,
-    hosted_tools::HostedTools,
     snapshots::Snapshots,
     threads,
     user_input::UserInputs,
@@ -66,8 +65,6 @@ pub struct TurnManager {
     user_inputs: Arc<UserInputs>,
     client_tools: Arc<ClientTools>,
     snapshots: Arc<Snapshots>,
-    /// What clients attached to their threads (editor tools, MCP tools).
-    hosted: HostedTools,
 }
 
 impl TurnManager {
@@ -79,7 +76,6 @@ impl TurnManager {
             store,
             engine,
             snapshots,
-            hosted: HostedTools::default(),
             active: Mutex::new(HashMap::new()),
         }
     }
@@ -96,10 +92,6 @@ impl TurnManager {
     /// The providers and models turns can use.
     pub fn providers(&self) -> Vec<protocol::ProviderModels> {
         self.engine.providers()
-    }
-
-    pub fn hosted(&self) -> &HostedTools {
-        &self.hosted
     }
 
     pub fn approvals(&self) -> &Arc<Approvals> {

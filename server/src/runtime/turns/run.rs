@@ -6,6 +6,7 @@ use crate::{
     clock,
     runtime::{
         engine::{Checkpoint, ClientGate, Outcome, TurnContext, TurnInput, TurnSettings},
+        hosted_tools::Hosted,
         turn_writer,
     },
     store::{self, NewEvent, StoreError},
@@ -31,6 +32,7 @@ impl TurnManager {
         settings: TurnSettings,
         steers: mpsc::Receiver<String>,
         mut interrupt: watch::Receiver<bool>,
+        hosted: Hosted,
     ) {
         let manager = Arc::clone(self);
         let turn_id = turn.id.clone();
@@ -80,7 +82,7 @@ impl TurnManager {
                         items,
                         client,
                         checkpoint: checkpoint.clone(),
-                        hosted: manager.hosted.get(&thread.id),
+                        hosted,
                     };
                     let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
                     tokio::select! {

@@ -9,6 +9,7 @@ use crate::{
     runtime::{
         client_tools,
         engine::{TurnInput, TurnSettings},
+        hosted_tools::Hosted,
         ids, threads,
     },
     store::{self, NewEvent, StoreError, ThreadRow, WriteTx},
@@ -30,7 +31,20 @@ impl TurnManager {
         thread_id: &str,
         request: StartTurn,
     ) -> Result<TurnStarted, RuntimeError> {
-        self.prompted(thread_id, request, None).await
+        self.prompted(thread_id, request, None, Hosted::default())
+            .await
+    }
+
+    /// `start`, the turn using tools its client runs (an editor's, MCP
+    /// servers'): they belong to this turn only, never to another
+    /// client's turn on the same thread.
+    pub async fn start_hosted(
+        self: &Arc<Self>,
+        thread_id: &str,
+        request: StartTurn,
+        hosted: Hosted,
+    ) -> Result<TurnStarted, RuntimeError> {
+        self.prompted(thread_id, request, None, hosted).await
     }
 
     /// `start`, with `opening` recorded right after the prompt in the same
@@ -41,7 +55,8 @@ impl TurnManager {
         request: StartTurn,
         opening: Opening,
     ) -> Result<TurnStarted, RuntimeError> {
-        self.prompted(thread_id, request, Some(opening)).await
+        self.prompted(thread_id, request, Some(opening), Hosted::default())
+            .await
     }
 
     async fn prompted(
@@ -49,6 +64,7 @@ impl TurnManager {
         thread_id: &str,
         request: StartTurn,
         opening: Option<Opening>,
+        hosted: Hosted,
     ) -> Result<TurnStarted, RuntimeError> {
         let prompt = request.prompt.trim().to_string();
         if prompt.is_empty() {
@@ -60,7 +76,7 @@ impl TurnManager {
             .filter(|s| !s.trim().is_empty())
             .unwrap_or_else(|| truncate(&prompt, SUMMARY_CHARS));
         let input = TurnInput::Prompt(prompt);
-        self.begin(thread_id, input, summary, Some(request), opening)
+        self.begin(thread_id, input, summary, Some(request), opening, hosted)
             .await
     }
 
@@ -101,6 +117,7 @@ impl TurnManager {
             summary,
             None,
             None,
+            Hosted::default(),
         )
         .await
     }
@@ -112,6 +129,7 @@ impl TurnManager {
         input_summary: String,
         overrides: Option<StartTurn>,
         opening: Option<Opening>,
+        hosted: Hosted,
     ) -> Result<TurnStarted, RuntimeError> {
         let thread_id = ids::parse(ids::THREAD, thread_id, "thread")?.to_string();
         let mut thread = self.thread(&thread_id).await?;
@@ -166,6 +184,7 @@ impl TurnManager {
             settings,
             steers,
             interrupt,
+            hosted,
         );
         Ok(TurnStarted {
             thread: record,
