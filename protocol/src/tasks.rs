@@ -85,8 +85,8 @@ pub struct TaskRecord {
     pub finished_at: Option<String>,
 }
 
-/// `POST /v1/tasks`. A task on a given thread runs with that thread's
-/// settings; workspace, model, provider and mode are a new thread's.
+/// `POST /v1/tasks`. Model, provider and mode are a new thread's settings,
+/// or this turn's on a given thread (which keeps its workspace).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]

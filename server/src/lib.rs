@@ -31,4 +31,5 @@ pub mod provider;
 pub mod random;
 pub mod runtime;
 pub mod store;
+pub mod text;
 pub mod workspace;

@@ -901,8 +901,8 @@ export interface components {
             label?: ((string & (unknown & unknown)) | null) & (unknown & unknown);
         };
         /**
-         * @description `POST /v1/tasks`. A task on a given thread runs with that thread's
-         *     settings; workspace, model, provider and mode are a new thread's.
+         * @description `POST /v1/tasks`. Model, provider and mode are a new thread's settings,
+         *     or this turn's on a given thread (which keeps its workspace).
          */
         CreateTask: {
             prompt: string;
@@ -3992,7 +3992,7 @@ export interface operations {
                     "application/json": components["schemas"]["TaskRecord"];
                 };
             };
-            /** @description An empty prompt, or a new thread's setting given with `thread_id` */
+            /** @description An empty prompt, a blank model, or a workspace given with `thread_id` */
             400: {
                 headers: {
                     [name: string]: unknown;

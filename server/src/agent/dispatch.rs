@@ -135,14 +135,7 @@ fn extra_approval(extra: &dyn ExtraTools, call: &ToolCall) -> Option<ApprovalReq
     // bound (the model chooses them; nothing in them is trusted).
     const SHOWN: usize = 600;
     let mut arguments = call.arguments.trim().to_string();
-    if arguments.len() > SHOWN {
-        let mut cut = SHOWN;
-        while !arguments.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        arguments.truncate(cut);
-        arguments.push('…');
-    }
+    crate::text::clip(&mut arguments, SHOWN, "…");
     Some(ApprovalRequest {
         tool_name: call.name.clone(),
         description: format!("Call {} with {}", call.name, arguments),
@@ -202,12 +195,7 @@ fn question_summary(arguments: &str) -> String {
 }
 
 fn truncate(text: &str) -> String {
-    if text.len() <= MAX_RECORDED_OUTPUT {
-        return text.to_string();
-    }
-    let mut cut = MAX_RECORDED_OUTPUT;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}\n… truncated", &text[..cut])
+    let mut text = text.to_string();
+    crate::text::clip(&mut text, MAX_RECORDED_OUTPUT, "\n… truncated");
+    text
 }

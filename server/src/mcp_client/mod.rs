@@ -245,14 +245,7 @@ fn result_text(result: &Value) -> String {
         }
     }
     let mut text = parts.join("\n");
-    if text.len() > MAX_RESULT {
-        let mut cut = MAX_RESULT;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push_str("\n… truncated");
-    }
+    crate::text::clip(&mut text, MAX_RESULT, "\n… truncated");
     text
 }
 

@@ -48,17 +48,19 @@ impl Runtime {
                 "prompt exceeds {MAX_PROMPT_BYTES} bytes"
             )));
         }
+        for (field, value) in [
+            ("model", &request.model),
+            ("model_provider", &request.model_provider),
+        ] {
+            if value.as_deref().is_some_and(|v| v.trim().is_empty()) {
+                return Err(RuntimeError::Invalid(format!("{field} must not be blank")));
+            }
+        }
         if let Some(thread_id) = &request.thread_id {
-            let own = [
-                ("workspace", request.workspace.is_some()),
-                ("model", request.model.is_some()),
-                ("model_provider", request.model_provider.is_some()),
-                ("mode", request.mode.is_some()),
-            ];
-            if let Some((field, _)) = own.iter().find(|(_, given)| *given) {
-                return Err(RuntimeError::Invalid(format!(
-                    "{field} is a new thread's setting; leave it out when giving thread_id"
-                )));
+            if request.workspace.is_some() {
+                return Err(RuntimeError::Invalid(
+                    "a given thread keeps its workspace; leave workspace out with thread_id".into(),
+                ));
             }
             self.thread(thread_id).await?;
         }
@@ -223,9 +225,13 @@ impl Runtime {
                 .id
             }
         };
+        // On a given thread, model, provider and mode are this turn's.
         let request = StartTurn {
             prompt: row.prompt.clone(),
             auto_approve: row.auto_approve.then_some(true),
+            model: row.model.clone(),
+            model_provider: row.model_provider.clone(),
+            mode: row.mode.clone(),
             ..StartTurn::default()
         };
         let followed = self.start_followed_turn(&thread_id, request).await?;

@@ -142,7 +142,7 @@ async fn bad_task_requests_are_refused_and_nothing_is_queued() {
     let cases = [
         (json!({ "prompt": "  " }), 400),
         (
-            json!({ "prompt": "x", "thread_id": s.thread, "model": "m" }),
+            json!({ "prompt": "x", "thread_id": s.thread, "workspace": "/" }),
             400,
         ),
         (
@@ -151,6 +151,7 @@ async fn bad_task_requests_are_refused_and_nothing_is_queued() {
         ),
         (json!({ "prompt": "x", "workspace": "/no/such/dir" }), 409),
         (json!({ "prompt": "x", "mode": "nonsense" }), 400),
+        (json!({ "prompt": "x", "model": " " }), 400),
         (json!({ "prompt": "x", "surprise": true }), 400),
         (json!({ "prompt": "x".repeat(300 * 1024) }), 413),
     ];

@@ -44,13 +44,6 @@ async fn run(workspace: &Workspace, read: Read, args: &[&str]) -> Result<String,
         )));
     }
     let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
-    if text.len() > MAX_OUTPUT {
-        let mut cut = MAX_OUTPUT;
-        while !text.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        text.truncate(cut);
-        text.push_str("\n… output truncated");
-    }
+    crate::text::clip(&mut text, MAX_OUTPUT, "\n… output truncated");
     Ok(text)
 }

@@ -112,13 +112,7 @@ pub async fn exec_shell(workspace: &Workspace, args: &Value) -> Result<ToolOutpu
 }
 
 fn cap(bytes: &[u8]) -> String {
-    let text = String::from_utf8_lossy(bytes);
-    if text.len() <= MAX_OUTPUT {
-        return text.into_owned();
-    }
-    let mut cut = MAX_OUTPUT;
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}\n… output truncated", &text[..cut])
+    let mut text = String::from_utf8_lossy(bytes).into_owned();
+    crate::text::clip(&mut text, MAX_OUTPUT, "\n… output truncated");
+    text
 }

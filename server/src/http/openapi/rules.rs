@@ -176,9 +176,22 @@ fn request_bodies(schemas: &mut Value) {
     for field in ["model", "model_provider"] {
         schemas["RetryTurn"]["properties"][field]["pattern"] = json!(not_blank());
     }
-    for name in ["StartTurn", "SteerTurn", "EditLastTurn"] {
+    for name in ["StartTurn", "SteerTurn", "EditLastTurn", "CreateTask"] {
         schemas[name]["properties"]["prompt"]["pattern"] = json!(not_blank());
     }
+    let task = &mut schemas["CreateTask"]["properties"];
+    for field in ["model", "model_provider"] {
+        task[field]["pattern"] = json!(not_blank());
+    }
+    task["thread_id"]["pattern"] = json!(ids::pattern(ids::THREAD));
+    // A given thread keeps its workspace (`Runtime::create_task`).
+    schemas["CreateTask"]["if"] = json!({
+        "required": ["thread_id"],
+        "properties": { "thread_id": { "type": "string" } },
+    });
+    schemas["CreateTask"]["then"] = json!({
+        "properties": { "workspace": { "type": "null" } },
+    });
     // `PatchThread::is_empty`: a PATCH changes at least one field (a null
     // one changes nothing).
     let fields: Vec<String> = schemas["PatchThread"]["properties"]

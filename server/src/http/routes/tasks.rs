@@ -35,7 +35,7 @@ async fn list(
     request_body = CreateTask,
     responses(
         (status = 201, description = "Queued", body = TaskRecord),
-        (status = 400, description = "An empty prompt, or a new thread's setting given with `thread_id`", body = ErrorEnvelope),
+        (status = 400, description = "An empty prompt, a blank model, or a workspace given with `thread_id`", body = ErrorEnvelope),
         (status = 404, description = "No such thread", body = ErrorEnvelope),
         (status = 409, description = "The workspace is not a directory on this machine", body = ErrorEnvelope),
         (status = 413, description = "The prompt is too large", body = ErrorEnvelope)))]

@@ -30,8 +30,7 @@ impl TurnManager {
         turn: TurnRecord,
         input: TurnInput,
         settings: TurnSettings,
-        steers: mpsc::Receiver<String>,
-        mut interrupt: watch::Receiver<bool>,
+        (steers, mut interrupt): (mpsc::Receiver<String>, watch::Receiver<bool>),
         hosted: Hosted,
     ) {
         let manager = Arc::clone(self);

@@ -182,8 +182,7 @@ impl TurnManager {
             turn.clone(),
             input,
             settings,
-            steers,
-            interrupt,
+            (steers, interrupt),
             hosted,
         );
         Ok(TurnStarted {
