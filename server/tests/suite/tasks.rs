@@ -174,3 +174,41 @@ async fn bad_task_requests_are_refused_and_nothing_is_queued() {
     assert_eq!(s.api.get("/v1/tasks?limit=0").await.status, 400);
     assert_eq!(s.api.get("/v1/tasks?status=bogus").await.status, 400);
 }
+
+/// The queue is reached only as `/v1` is: no credentials, a foreign Host,
+/// a cookie caller from another site and an oversize body are refused,
+/// and none of them queues anything.
+#[tokio::test]
+async fn hostile_task_requests_are_refused() {
+    let s = setup_with(json!({})).await;
+    let h = &s._h;
+    let body = r#"{"prompt":"delete everything"}"#;
+    let json = ("content-type", "application/json");
+    let bearer = format!("Bearer {}", common::TOKEN);
+    let auth = ("authorization", bearer.as_str());
+    let none = h.request("POST", "/v1/tasks", &[json], body).await;
+    assert_eq!(none.status, 401);
+    let foreign = [json, auth, ("host", "attacker.example")];
+    assert_eq!(
+        h.request("POST", "/v1/tasks", &foreign, body).await.status,
+        421
+    );
+    let big = format!(r#"{{"prompt":"{}"}}"#, "x".repeat(17 * 1024 * 1024));
+    assert_eq!(
+        h.request("POST", "/v1/tasks", &[json, auth], big)
+            .await
+            .status,
+        413
+    );
+    let cookie = [
+        json,
+        ("cookie", "codewhale_runtime_token=x"),
+        ("origin", "http://attacker.example"),
+    ];
+    assert!(h
+        .request("POST", "/v1/tasks", &cookie, body)
+        .await
+        .status
+        .is_client_error());
+    assert_eq!(s.api.get("/v1/tasks").await.json(), json!([]));
+}
