@@ -75,6 +75,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("threads/:id") view=pages::ThreadPage ssr=SsrMode::Async />
                     <Route path=path!("usage") view=pages::Usage ssr=SsrMode::Async />
                     <Route path=path!("devices") view=pages::Devices ssr=SsrMode::Async />
+                    <Route path=path!("tasks") view=pages::Tasks ssr=SsrMode::Async />
+                    <Route path=path!("automations") view=pages::Automations ssr=SsrMode::Async />
                 </ParentRoute>
                 // The phone layout (the server answers 404 here unless --mobile).
                 <ParentRoute path=path!("mobile") view=pages::MobileHome ssr=SsrMode::Async>

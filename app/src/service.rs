@@ -14,6 +14,10 @@ use crate::protocol::{
     RetryTurn, RevertReview, ReviewApplied, ReviewReverted, SnapshotRecord, Undone, WorkspaceDiff,
     WorkspaceFile, WorkspaceListing, WorkspacePathQuery,
 };
+use crate::protocol::{
+    AutomationRecord, AutomationRun, CreateAutomation, ListAutomationRuns, ListTasks,
+    PreviewSchedule, SchedulePreview, TaskRecord,
+};
 use std::{future::Future, pin::Pin, sync::Arc};
 
 pub use crate::error::ServiceError;
@@ -63,6 +67,19 @@ pub trait RuntimeService: Send + Sync {
     fn apply_review(&self, id: String, request: ApplyReview) -> Reply<'_, ReviewApplied>;
     /// Puts back what an apply turn changed (409 on conflicts).
     fn revert_review(&self, id: String, request: RevertReview) -> Reply<'_, ReviewReverted>;
+    /// The task queue, newest first.
+    fn tasks(&self, query: ListTasks) -> Reply<'_, Vec<TaskRecord>>;
+    fn cancel_task(&self, id: String) -> Reply<'_, TaskRecord>;
+    fn automations(&self) -> Reply<'_, Vec<AutomationRecord>>;
+    fn automation_runs(&self, id: String, query: ListAutomationRuns)
+        -> Reply<'_, Vec<AutomationRun>>;
+    fn create_automation(&self, request: CreateAutomation) -> Reply<'_, AutomationRecord>;
+    /// A schedule in words and its next runs, nothing saved.
+    fn preview_schedule(&self, query: PreviewSchedule) -> Reply<'_, SchedulePreview>;
+    fn run_automation(&self, id: String) -> Reply<'_, AutomationRun>;
+    fn pause_automation(&self, id: String) -> Reply<'_, AutomationRecord>;
+    fn resume_automation(&self, id: String) -> Reply<'_, AutomationRecord>;
+    fn delete_automation(&self, id: String) -> Reply<'_, ()>;
     /// Facts the workbench shows about this server.
     fn workbench(&self) -> Workbench;
 }

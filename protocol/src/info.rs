@@ -60,6 +60,9 @@ pub struct Capabilities {
     /// `/v1/tasks`: turns queued to run with no client attached.
     #[serde(default)]
     pub tasks: bool,
+    /// `/v1/automations`: prompts run on a schedule, each run a task.
+    #[serde(default)]
+    pub automations: bool,
 }
 
 impl Capabilities {
@@ -78,6 +81,7 @@ impl Capabilities {
             user_input: true,
             external_tools: true,
             tasks: true,
+            automations: true,
             ..Self::default()
         }
     }
@@ -102,6 +106,7 @@ mod tests {
         assert!(current.threads && current.turns && current.event_replay);
         assert!(current.approvals && current.usage);
         assert!(current.user_input && current.external_tools && current.tasks);
+        assert!(current.automations);
         // Not built yet: the phone page, environments, workers.
         assert!(!current.mobile && !current.environments && !current.worker_runtime);
     }

@@ -1,5 +1,6 @@
 //! Wire types shared by the browser, the server and external `/v1` clients.
 
+mod automations;
 mod catalog;
 mod devices;
 mod error;
@@ -18,6 +19,10 @@ mod views;
 mod workbench;
 mod workspace;
 
+pub use automations::{
+    AutomationRecord, AutomationRun, AutomationState, CreateAutomation, ListAutomationRuns,
+    PatchAutomation, PreviewSchedule, RunTrigger, SchedulePreview,
+};
 pub use catalog::ProviderModels;
 pub use devices::{CreatePairing, DeviceRecord, DeviceRevoked, PairingCreated, PatchDevice};
 pub use error::{clip_message, ErrorBody, ErrorEnvelope, ErrorKind};

@@ -25,3 +25,16 @@ impl Clock {
         *self.offset.lock().unwrap_or_else(|p| p.into_inner()) += by;
     }
 }
+
+impl Clock {
+    /// Wall time, moved by `advance` like `now`: what schedules read.
+    pub fn wall(&self) -> chrono::DateTime<chrono::Utc> {
+        let offset = *self.offset.lock().unwrap_or_else(|p| p.into_inner());
+        chrono::Utc::now() + chrono::TimeDelta::from_std(offset).unwrap_or(chrono::TimeDelta::MAX)
+    }
+}
+
+/// A wall time as the store keeps it (see `now`).
+pub fn format(time: chrono::DateTime<chrono::Utc>) -> String {
+    time.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}

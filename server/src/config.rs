@@ -27,6 +27,18 @@ pub struct Config {
     pub compaction: CompactionConfig,
     #[serde(default)]
     pub tasks: TasksConfig,
+    #[serde(default)]
+    pub automations: AutomationsConfig,
+}
+
+/// The automation scheduler (`runtime/automations/`).
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AutomationsConfig {
+    /// Runs missed while codewhale was down: "one" (default) runs each
+    /// automation once on start, "none" skips to the next scheduled run.
+    #[serde(default)]
+    pub catch_up: crate::runtime::automations::CatchUp,
 }
 
 /// The task queue (`runtime/tasks.rs`).

@@ -53,6 +53,7 @@ async fn serve_scripted(home: &Path) {
         pricing: Default::default(),
         default_workspace: home.to_path_buf(),
         wait_timeout: DEFAULT_TIMEOUT,
+        clock: Default::default(),
     })
     .await
     .unwrap();

@@ -2,12 +2,14 @@
 //! live under `/api/`, which the server's auth middleware protects; during
 //! server-side rendering they run in-process and check the viewer themselves.
 
+mod background;
 mod changes;
 mod devices;
 mod threads;
 mod usage;
 mod workbench;
 
+pub use background::*;
 pub use changes::*;
 pub use devices::*;
 pub use threads::*;

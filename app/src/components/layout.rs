@@ -25,6 +25,8 @@ pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
             <span class="chip" title="codewhale version">{format!("v{}", workbench.codewhale_version)}</span>
             <nav class="topnav" aria-label="Pages">
                 <A href="/">"Threads"</A>
+                <A href="/tasks">"Tasks"</A>
+                <A href="/automations">"Automations"</A>
                 <A href="/usage">"Usage"</A>
                 {workbench.mobile.then(|| view! { <A href="/devices">"Devices"</A> })}
             </nav>

@@ -6,7 +6,10 @@ import type {
   AnswerUserInput,
   ApprovalDecided,
   ApprovalDecision,
+  AutomationRecord,
+  AutomationRun,
   CompactThread,
+  CreateAutomation,
   CreatePairing,
   CreateTask,
   CreateThread,
@@ -15,11 +18,15 @@ import type {
   DeviceRevoked,
   DynamicToolResult,
   Health,
+  ListAutomationRuns,
   ListTasks,
   ListThreads,
   PairingCreated,
+  PatchAutomation,
   PatchThread,
+  PreviewSchedule,
   RuntimeInfo,
+  SchedulePreview,
   StartTurn,
   TaskRecord,
   TasksCleared,
@@ -548,6 +555,65 @@ export class RuntimeClient {
   /** `POST /v1/tasks/clear`: removes completed and cancelled tasks. */
   async clearTasks(options: RequestOptions = {}): Promise<TasksCleared> {
     return this.request("POST", "/v1/tasks/clear", options);
+  }
+
+  // ---- automations ----------------------------------------------------
+
+  /** `GET /v1/automations`: oldest first, each with its next run. */
+  async listAutomations(options: RequestOptions = {}): Promise<AutomationRecord[]> {
+    await this.requireCapability("automations", "listAutomations", options);
+    return this.request("GET", "/v1/automations", options);
+  }
+
+  /**
+   * `POST /v1/automations`: a prompt run on a 5-field cron `schedule` (in
+   * `timezone`, default the server machine's) or every `interval_seconds`.
+   * Each run is a task.
+   */
+  async createAutomation(body: CreateAutomation, options: RequestOptions = {}): Promise<AutomationRecord> {
+    await this.requireCapability("automations", "createAutomation", options);
+    return this.request("POST", "/v1/automations", { ...options, body });
+  }
+
+  /** `GET /v1/automations/preview`: a schedule in words and its next five runs, nothing saved. */
+  async previewSchedule(query: PreviewSchedule, options: RequestOptions = {}): Promise<SchedulePreview> {
+    await this.requireCapability("automations", "previewSchedule", options);
+    return this.request("GET", "/v1/automations/preview", { ...options, query: query as Query });
+  }
+
+  /** `GET /v1/automations/{id}`. */
+  async getAutomation(automationId: string, options: RequestOptions = {}): Promise<AutomationRecord> {
+    return this.request("GET", `/v1/automations/${seg(automationId)}`, options);
+  }
+
+  /** `PATCH /v1/automations/{id}`: a new schedule or time zone counts from now. */
+  async updateAutomation(automationId: string, body: PatchAutomation, options: RequestOptions = {}): Promise<AutomationRecord> {
+    return this.request("PATCH", `/v1/automations/${seg(automationId)}`, { ...options, body });
+  }
+
+  /** `DELETE /v1/automations/{id}`: it and its run history; its tasks and threads stay. */
+  async deleteAutomation(automationId: string, options: RequestOptions = {}): Promise<void> {
+    await this.request("DELETE", `/v1/automations/${seg(automationId)}`, options);
+  }
+
+  /** `POST /v1/automations/{id}/run`: runs it now (409 while its last run is going). */
+  async runAutomation(automationId: string, options: RequestOptions = {}): Promise<AutomationRun> {
+    return this.request("POST", `/v1/automations/${seg(automationId)}/run`, options);
+  }
+
+  /** `POST /v1/automations/{id}/pause`. */
+  async pauseAutomation(automationId: string, options: RequestOptions = {}): Promise<AutomationRecord> {
+    return this.request("POST", `/v1/automations/${seg(automationId)}/pause`, options);
+  }
+
+  /** `POST /v1/automations/{id}/resume`: scheduled again from the next run after now. */
+  async resumeAutomation(automationId: string, options: RequestOptions = {}): Promise<AutomationRecord> {
+    return this.request("POST", `/v1/automations/${seg(automationId)}/resume`, options);
+  }
+
+  /** `GET /v1/automations/{id}/runs`: newest first, each with its task or why it was skipped. */
+  async listAutomationRuns(automationId: string, query: ListAutomationRuns = {}, options: RequestOptions = {}): Promise<AutomationRun[]> {
+    return this.request("GET", `/v1/automations/${seg(automationId)}/runs`, { ...options, query: query as Query });
   }
 
   // ---- streaming ------------------------------------------------------

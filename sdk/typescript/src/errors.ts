@@ -101,7 +101,8 @@ export type CapabilityName =
   | "external_tools"
   | "usage"
   | "mobile"
-  | "tasks";
+  | "tasks"
+  | "automations";
 
 /**
  * The server does not advertise what the call needs: `capability` is the

@@ -61,6 +61,16 @@ export type CreateTask = Schemas["CreateTask"];
 export type TasksCleared = Schemas["TasksCleared"];
 export type ListTasks = NonNullable<operations["listTasks"]["parameters"]["query"]>;
 
+export type AutomationRecord = Schemas["AutomationRecord"];
+export type AutomationState = Schemas["AutomationState"];
+export type AutomationRun = Schemas["AutomationRun"];
+export type RunTrigger = Schemas["RunTrigger"];
+export type CreateAutomation = Schemas["CreateAutomation"];
+export type PatchAutomation = Schemas["PatchAutomation"];
+export type SchedulePreview = Schemas["SchedulePreview"];
+export type PreviewSchedule = NonNullable<operations["previewSchedule"]["parameters"]["query"]>;
+export type ListAutomationRuns = NonNullable<operations["listAutomationRuns"]["parameters"]["query"]>;
+
 export type DeviceRecord = Schemas["DeviceRecord"];
 export type PatchDevice = Schemas["PatchDevice"];
 export type CreatePairing = Schemas["CreatePairing"];

@@ -207,3 +207,42 @@ test("tasks: queued, run with no client attached, answered, cancelled, cleared",
   assert.deepEqual(await client.clearTasks(), { cleared: 1 });
   assert.deepEqual(await client.listTasks(), []);
 });
+
+test("automations: previewed, created, run by hand, paused, listed with their runs, deleted", async (t) => {
+  const { runtime, client } = await setup(t);
+  assert.equal((await client.runtimeInfo()).capabilities.automations, true);
+  const preview = await client.previewSchedule({ schedule: "0 9 * * 1-5", timezone: "UTC" });
+  assert.equal(preview.next_runs.length, 5);
+  assert.match(preview.description, /09:00/);
+  const bad = await client.previewSchedule({ schedule: "whenever" }).catch((e) => e);
+  assert.ok(bad instanceof RuntimeApiError);
+  assert.equal(bad.status, 400);
+
+  const auto = await client.createAutomation({ name: "weekday digest", prompt: "summarize", schedule: "0 9 * * 1-5", timezone: "UTC" });
+  assert.match(auto.id, /^auto_/);
+  assert.equal(auto.state, "active");
+  assert.ok(Date.parse(auto.next_run_at) > Date.now());
+
+  await runtime.mock.push(text("digest ready"));
+  const run = await client.runAutomation(auto.id);
+  assert.equal(run.trigger, "manual");
+  let task = run.task;
+  for (let i = 0; i < 200 && task.status !== "completed"; i++) {
+    await new Promise((r) => setTimeout(r, 50));
+    task = await client.getTask(run.task_id);
+  }
+  assert.equal(task.answer, "digest ready");
+  const runs = await client.listAutomationRuns(auto.id, { limit: 5 });
+  assert.deepEqual(runs.map((r) => r.id), [run.id]);
+  assert.equal(runs[0].task.status, "completed");
+
+  const paused = await client.pauseAutomation(auto.id);
+  assert.equal(paused.state, "paused");
+  assert.equal(paused.next_run_at, null);
+  assert.equal((await client.resumeAutomation(auto.id)).state, "active");
+  assert.equal((await client.updateAutomation(auto.id, { name: "digest" })).name, "digest");
+  assert.deepEqual((await client.listAutomations()).map((a) => a.name), ["digest"]);
+  await client.deleteAutomation(auto.id);
+  const gone = await client.getAutomation(auto.id).catch((e) => e);
+  assert.equal(gone.status, 404);
+});

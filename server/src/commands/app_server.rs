@@ -76,7 +76,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
     let port = listener.local_addr().map_err(RunError::Serve)?.port();
     let options = runtime_options(home.clone(), &config, current_dir()?, DEFAULT_TIMEOUT);
     let runtime = Arc::new(Runtime::open(options).await?);
-    runtime.run_tasks(config.tasks.concurrency());
+    super::run_background(&runtime, &config);
     let local_url = format!("{scheme}://{}:{port}", url_host(local_host(&host)));
     let lan_urls = if args.mobile {
         mobile::lan_urls(scheme, &host, port)

@@ -31,7 +31,15 @@ pub fn runtime_options(
         pricing: Pricing::from_config(config),
         default_workspace,
         wait_timeout,
+        clock: Default::default(),
     }
+}
+
+/// What a serving process runs besides its requests: the task queue and
+/// the automation scheduler.
+pub fn run_background(runtime: &Arc<crate::runtime::Runtime>, config: &Config) {
+    runtime.run_tasks(config.tasks.concurrency());
+    runtime.run_automations(config.automations.catch_up);
 }
 
 /// The directory codewhale was started in: where new threads work.

@@ -29,7 +29,7 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
     let port = listener.local_addr().map_err(RunError::Serve)?.port();
     let options = runtime_options(home, &config, current_dir()?, DEFAULT_TIMEOUT);
     let runtime = Arc::new(Runtime::open(options).await?);
-    runtime.run_tasks(config.tasks.concurrency());
+    super::run_background(&runtime, &config);
     let (web, capability) = WebAuth::new("http", port, Clock::default());
     let launch_url = web.launch_url(&capability);
     let edge = EdgeOptions {

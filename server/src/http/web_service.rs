@@ -22,6 +22,10 @@ use protocol::{
     RetryTurn, RevertReview, ReviewApplied, ReviewReverted, SnapshotRecord, Undone, WorkspaceDiff,
     WorkspaceFile, WorkspaceListing, WorkspacePathQuery,
 };
+use protocol::{
+    AutomationRecord, AutomationRun, CreateAutomation, ListAutomationRuns, ListTasks,
+    PreviewSchedule, SchedulePreview, TaskRecord,
+};
 use std::sync::Arc;
 
 pub struct WebService {
@@ -69,6 +73,50 @@ fn reply<'a, T: Send + 'a>(
 }
 
 impl RuntimeService for WebService {
+    fn tasks(&self, query: ListTasks) -> Reply<'_, Vec<TaskRecord>> {
+        reply(async move { self.runtime.list_tasks(query).await })
+    }
+
+    fn cancel_task(&self, id: String) -> Reply<'_, TaskRecord> {
+        reply(async move { self.runtime.cancel_task(&id).await })
+    }
+
+    fn automations(&self) -> Reply<'_, Vec<AutomationRecord>> {
+        reply(async move { self.runtime.list_automations().await })
+    }
+
+    fn automation_runs(
+        &self,
+        id: String,
+        query: ListAutomationRuns,
+    ) -> Reply<'_, Vec<AutomationRun>> {
+        reply(async move { self.runtime.automation_runs(&id, query).await })
+    }
+
+    fn create_automation(&self, request: CreateAutomation) -> Reply<'_, AutomationRecord> {
+        reply(async move { self.runtime.create_automation(request).await })
+    }
+
+    fn preview_schedule(&self, query: PreviewSchedule) -> Reply<'_, SchedulePreview> {
+        reply(async move { self.runtime.preview_schedule(query) })
+    }
+
+    fn run_automation(&self, id: String) -> Reply<'_, AutomationRun> {
+        reply(async move { self.runtime.run_automation(&id).await })
+    }
+
+    fn pause_automation(&self, id: String) -> Reply<'_, AutomationRecord> {
+        reply(async move { self.runtime.pause_automation(&id).await })
+    }
+
+    fn resume_automation(&self, id: String) -> Reply<'_, AutomationRecord> {
+        reply(async move { self.runtime.resume_automation(&id).await })
+    }
+
+    fn delete_automation(&self, id: String) -> Reply<'_, ()> {
+        reply(async move { self.runtime.delete_automation(&id).await })
+    }
+
     fn threads(&self, query: ListThreads) -> Reply<'_, Vec<ThreadSummary>> {
         reply(async move { self.runtime.thread_summaries(&query).await })
     }

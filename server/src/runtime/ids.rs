@@ -9,6 +9,8 @@ pub const APPROVAL: &str = "appr_";
 pub const USER_INPUT: &str = "input_";
 pub const TOOL_CALL: &str = "call_";
 pub const TASK: &str = "task_";
+pub const AUTOMATION: &str = "auto_";
+pub const AUTOMATION_RUN: &str = "arun_";
 /// The longest hex part an id may have.
 const MAX_HEX: usize = 64;
 

@@ -4,6 +4,7 @@
 //! below are its parts.
 
 pub mod approvals;
+pub mod automations;
 pub mod client_tools;
 pub mod devices;
 pub mod engine;
@@ -57,6 +58,8 @@ pub struct RuntimeOptions {
     /// How long approvals, user input and client tool calls wait for their
     /// client (zero: nobody will answer, as in `codewhale exec`).
     pub wait_timeout: Duration,
+    /// What schedules and pairing expiry read; tests move it forward.
+    pub clock: crate::clock::Clock,
 }
 
 pub struct Runtime {
@@ -77,6 +80,9 @@ pub struct Runtime {
     devices: devices::Devices,
     /// Wakes this process's task runner (`tasks.rs`).
     tasks: tasks::TaskQueue,
+    /// Wakes this process's automation scheduler (`automations/`).
+    scheduler: automations::Scheduler,
+    clock: crate::clock::Clock,
     /// Held while this runtime lives: other processes see it in use.
     _lock: ProcessLock,
 }
@@ -113,7 +119,7 @@ impl Runtime {
             );
         }
         Ok(Runtime {
-            devices: devices::Devices::new(store.clone(), crate::clock::Clock::default()),
+            devices: devices::Devices::new(store.clone(), options.clock.clone()),
             store,
             turns,
             snapshots,
@@ -124,6 +130,8 @@ impl Runtime {
             stopped,
             recovered,
             tasks: Default::default(),
+            scheduler: Default::default(),
+            clock: options.clock,
             _lock: lock,
         })
     }

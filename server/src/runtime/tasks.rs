@@ -30,7 +30,7 @@ const DEFAULT_LIST: u32 = 100;
 pub const MAX_LIST: u32 = 500;
 /// How often an idle runner looks for tasks another process queued.
 const POLL: Duration = Duration::from_secs(1);
-const MAX_PROMPT_BYTES: usize = 256 * 1024;
+pub const MAX_PROMPT_BYTES: usize = 256 * 1024;
 
 /// Wakes the runner when a task is queued here.
 #[derive(Default)]
@@ -40,6 +40,15 @@ pub struct TaskQueue {
 
 impl Runtime {
     pub async fn create_task(&self, request: CreateTask) -> Result<TaskRecord, RuntimeError> {
+        let row = self.task_row(request).await?;
+        tasks::insert(self.store.pool(), &row).await?;
+        self.task_queued();
+        // As queued: the runner may claim it before the caller reads this.
+        Ok(record(row))
+    }
+
+    /// A queued task's row, every field checked (also an automation's run).
+    pub(super) async fn task_row(&self, request: CreateTask) -> Result<TaskRow, RuntimeError> {
         if request.prompt.trim().is_empty() {
             return Err(RuntimeError::Invalid("prompt must not be empty".into()));
         }
@@ -70,7 +79,7 @@ impl Runtime {
             .as_deref()
             .map(super::threads::canonical_workspace)
             .transpose()?;
-        let row = TaskRow {
+        Ok(TaskRow {
             id: ids::new(ids::TASK),
             status: TaskStatus::Queued.as_str().into(),
             prompt: request.prompt,
@@ -88,11 +97,12 @@ impl Runtime {
             created_at: clock::now(),
             started_at: None,
             finished_at: None,
-        };
-        tasks::insert(self.store.pool(), &row).await?;
+        })
+    }
+
+    /// Wakes the runner: a task was queued.
+    pub(super) fn task_queued(&self) {
         self.tasks.queued.notify_one();
-        // As queued: the runner may claim it before the caller reads this.
-        Ok(record(row))
     }
 
     pub async fn task(&self, id: &str) -> Result<TaskRecord, RuntimeError> {
@@ -270,7 +280,7 @@ pub(super) async fn recover(store: &Store) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn record(row: TaskRow) -> TaskRecord {
+pub(super) fn record(row: TaskRow) -> TaskRecord {
     TaskRecord {
         status: TaskStatus::parse(&row.status).unwrap_or(TaskStatus::Failed),
         mode: row.mode.as_deref().and_then(|m| Mode::parse(m).ok()),

@@ -2,6 +2,7 @@
 //! migrations, and a single serialized writer that allocates the global event
 //! sequence. Readers use the pool concurrently.
 
+pub mod automations;
 pub mod devices;
 pub mod events;
 pub mod forwarded;

@@ -29,7 +29,10 @@ pub struct TaskRow {
 const COLUMNS: &str = "id, status, prompt, workspace, model, model_provider, mode, auto_approve, \
     requeue_on_restart, thread_id, turn_id, answer, error, cancel_requested, created_at, started_at, finished_at";
 
-pub async fn insert(pool: &SqlitePool, row: &TaskRow) -> Result<(), StoreError> {
+pub async fn insert<'e>(
+    db: impl sqlx::SqliteExecutor<'e>,
+    row: &TaskRow,
+) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO tasks (id, status, prompt, workspace, model, model_provider, mode, auto_approve,
              requeue_on_restart, thread_id, created_at)
@@ -45,7 +48,7 @@ pub async fn insert(pool: &SqlitePool, row: &TaskRow) -> Result<(), StoreError> 
     .bind(row.requeue_on_restart)
     .bind(&row.thread_id)
     .bind(&row.created_at)
-    .execute(pool)
+    .execute(db)
     .await?;
     Ok(())
 }

@@ -41,7 +41,8 @@ pub const WAIT_TIMEOUT: std::time::Duration = std::time::Duration::from_millis(1
 
 pub struct Harness {
     pub app: Router,
-    /// The web session's clock; `advance` it to test expiry.
+    /// The runtime's and the web session's clock; `advance` it to test
+    /// expiry and schedules.
     pub clock: codewhale::clock::Clock,
     pub capability: String,
     pub state: AppState,
@@ -59,17 +60,16 @@ impl Harness {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
         let clock = codewhale::clock::Clock::default();
         let (web, capability) = WebAuth::new("http", PORT, clock.clone());
-        let mut h = Self::build(
+        Self::build(
             Some(token),
             Some(web),
             capability,
             codewhale::http::cors::origins(&[], &[]).unwrap(),
             Arc::new(NoProvider),
             pairing,
+            clock,
         )
-        .await;
-        h.clock = clock;
-        h
+        .await
     }
 
     /// `codewhale app-server --mobile` as this machine sees it: the desktop
@@ -92,14 +92,32 @@ impl Harness {
     /// http://localhost:5173`, without providers.
     pub async fn no_auth() -> Self {
         let cors = codewhale::http::cors::origins(&[CONFIGURED_ORIGIN.into()], &[]).unwrap();
-        Self::build(None, None, String::new(), cors, Arc::new(NoProvider), None).await
+        Self::build(
+            None,
+            None,
+            String::new(),
+            cors,
+            Arc::new(NoProvider),
+            None,
+            Default::default(),
+        )
+        .await
     }
 
     /// `codewhale app-server --http` whose turns run `engine`.
     pub async fn with_engine(engine: Arc<dyn Engine>) -> Self {
         let token = RuntimeToken::resolve(Some(TOKEN.into())).expect("valid token");
         let cors = codewhale::http::cors::origins(&[], &[]).unwrap();
-        Self::build(Some(token), None, String::new(), cors, engine, None).await
+        Self::build(
+            Some(token),
+            None,
+            String::new(),
+            cors,
+            engine,
+            None,
+            Default::default(),
+        )
+        .await
     }
 
     async fn build(
@@ -109,6 +127,7 @@ impl Harness {
         cors_origins: Vec<String>,
         engine: Arc<dyn Engine>,
         pairing: Option<codewhale::http::pairing::PairingLinks>,
+        clock: codewhale::clock::Clock,
     ) -> Self {
         let home = tempfile::tempdir().expect("temp dir");
         let runtime = Runtime::open(RuntimeOptions {
@@ -117,6 +136,7 @@ impl Harness {
             pricing: Default::default(),
             default_workspace: std::env::current_dir().unwrap(),
             wait_timeout: WAIT_TIMEOUT,
+            clock: clock.clone(),
         })
         .await
         .expect("runtime");
@@ -132,10 +152,11 @@ impl Harness {
         };
         let runtime = Arc::new(runtime);
         runtime.run_tasks(codewhale::runtime::tasks::DEFAULT_CONCURRENCY);
+        runtime.run_automations(Default::default());
         let state = AppState::new(runtime, edge);
         Self {
             app: router::app(state.clone()),
-            clock: Default::default(),
+            clock,
             capability,
             state,
             home,

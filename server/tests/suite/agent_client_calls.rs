@@ -414,6 +414,7 @@ async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Va
         pricing: Default::default(),
         default_workspace: home.path().to_path_buf(),
         wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
+        clock: Default::default(),
     };
     let manager = Runtime::open(options()).await.unwrap();
     let create = protocol::CreateThread {

@@ -18,6 +18,7 @@ mod agent_tools;
 mod agent_turns;
 mod agent_writes;
 mod app_server_cli;
+mod automations;
 mod cli;
 mod contract_findings;
 mod doctor;

@@ -284,6 +284,7 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
         pricing: Default::default(),
         default_workspace: home.path().to_path_buf(),
         wait_timeout: common::WAIT_TIMEOUT,
+        clock: Default::default(),
     };
     let before = Runtime::open(options(Scripted::new(vec![
         Step::Say(pieces("half ")),

@@ -60,6 +60,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "review", description = "Review findings applied as a turn, and reverted with a compare-and-swap"),
         (name = "workspace", description = "The workspace: browse, read files, git status, the diff against HEAD"),
         (name = "tasks", description = "Turns queued to run with no client attached"),
+        (name = "automations", description = "Prompts run on a schedule, each run a task"),
     ),
 )]
 struct ApiDoc;
@@ -115,6 +116,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::review::router())
         .merge(routes::workspace::router())
         .merge(routes::tasks::router())
+        .merge(routes::automations::router())
         .split_for_parts()
 }
 

@@ -1,6 +1,7 @@
 //! Plain axum routes; each area exposes `fn router() -> Router<AppState>`.
 
 pub mod approvals;
+pub mod automations;
 pub mod bootstrap;
 pub mod devices;
 pub mod info;

@@ -1,0 +1,34 @@
+import { test, expect } from "./fixtures";
+import { text } from "./support/replies";
+
+// Runs hydrated and with JavaScript off: the tasks and automations pages
+// are rendered on the server, so what ran overnight reads the same.
+
+test("a finished task and an automation read the same without JavaScript", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  await codewhale.mock.push(text("Done while you slept."));
+  const created = await codewhale.api(page, "POST", "/v1/tasks", { prompt: "overnight job" });
+  let done = created.json;
+  for (let i = 0; i < 100 && done.status !== "completed"; i++) {
+    await page.waitForTimeout(100);
+    done = (await codewhale.api(page, "GET", `/v1/tasks/${created.json.id}`)).json;
+  }
+  expect(done.status).toBe("completed");
+  await page.goto(codewhale.origin + "/tasks");
+  const task = page.getByTestId("task");
+  await expect(task).toHaveAttribute("data-status", "completed");
+  await expect(task).toContainText("Done while you slept.");
+  await expect(task.getByTestId("task-thread")).toHaveAttribute("href", `/threads/${done.thread_id}`);
+
+  const auto = await codewhale.api(page, "POST", "/v1/automations", {
+    name: "Weekly cleanup",
+    prompt: "tidy up",
+    interval_seconds: 7 * 24 * 3600,
+  });
+  expect(auto.status).toBe(201);
+  await page.goto(codewhale.origin + "/automations");
+  const item = page.getByTestId("automation");
+  await expect(item.getByTestId("automation-title")).toHaveText("Weekly cleanup");
+  await expect(item).toContainText("Every 7 days");
+  await expect(item.getByTestId("automation-next")).toContainText(/\(in [67] days\)/);
+});
