@@ -71,8 +71,11 @@ pub trait RuntimeService: Send + Sync {
     fn tasks(&self, query: ListTasks) -> Reply<'_, Vec<TaskRecord>>;
     fn cancel_task(&self, id: String) -> Reply<'_, TaskRecord>;
     fn automations(&self) -> Reply<'_, Vec<AutomationRecord>>;
-    fn automation_runs(&self, id: String, query: ListAutomationRuns)
-        -> Reply<'_, Vec<AutomationRun>>;
+    fn automation_runs(
+        &self,
+        id: String,
+        query: ListAutomationRuns,
+    ) -> Reply<'_, Vec<AutomationRun>>;
     fn create_automation(&self, request: CreateAutomation) -> Reply<'_, AutomationRecord>;
     /// A schedule in words and its next runs, nothing saved.
     fn preview_schedule(&self, query: PreviewSchedule) -> Reply<'_, SchedulePreview>;

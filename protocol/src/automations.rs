@@ -44,6 +44,9 @@ pub struct AutomationRecord {
     /// The next scheduled run (UTC); null while paused.
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub next_run_at: Option<String>,
+    /// The same time in `timezone`'s offset ("2026-12-07T09:00:00+01:00").
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub next_run_local: Option<String>,
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub last_run_at: Option<String>,
     pub created_at: String,
@@ -84,7 +87,8 @@ pub struct CreateAutomation {
 }
 
 /// `PATCH /v1/automations/{id}`: what is given changes. A `schedule`
-/// replaces an interval and the other way round.
+/// replaces an interval and the other way round; `model`,
+/// `model_provider` and `mode` may be null to clear them.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 #[serde(deny_unknown_fields)]
@@ -101,14 +105,42 @@ pub struct PatchAutomation {
     pub timezone: Option<String>,
     #[serde(default)]
     pub workspace: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub model_provider: Option<String>,
-    #[serde(default)]
-    pub mode: Option<Mode>,
+    /// A model id; null goes back to the provider's default.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub model: Option<Option<String>>,
+    /// A provider id; null goes back to the configured default.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<String>))]
+    pub model_provider: Option<Option<String>>,
+    /// null goes back to the default mode.
+    #[serde(
+        default,
+        deserialize_with = "present",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[cfg_attr(feature = "openapi", schema(value_type = Option<Mode>))]
+    pub mode: Option<Option<Mode>>,
     #[serde(default)]
     pub auto_approve: Option<bool>,
+}
+
+/// A field that is there, even as null (`Some(None)`); a missing one is
+/// `None` by `default`.
+fn present<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// What started a run.

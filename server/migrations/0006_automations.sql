@@ -1,6 +1,8 @@
 -- Automations: prompts run on a schedule. `next_run_at` is stored so the
 -- schedule survives restarts; a run is claimed by moving it forward in one
 -- statement (store/automations.rs), so two processes never both fire it.
+-- `version` goes up with every write: a change made from a stale read
+-- (a patch racing a pause or the scheduler) is refused and redone.
 
 CREATE TABLE automations (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -20,6 +22,7 @@ CREATE TABLE automations (
     last_run_at TEXT,
     created_at TEXT NOT NULL,
     updated_at TEXT NOT NULL,
+    version INTEGER NOT NULL DEFAULT 0,
     CHECK ((schedule IS NULL) <> (interval_seconds IS NULL))
 ) STRICT;
 

@@ -14,7 +14,12 @@ use crate::service::service as runtime;
 /// Runs shown under each automation.
 pub const RUNS_SHOWN: u32 = 5;
 /// Tasks the queue page shows.
+#[cfg(feature = "ssr")]
 const TASKS_SHOWN: u32 = 100;
+/// The pages show this much of a prompt or an answer; the rest stays on
+/// the server (a prompt may be 256 KiB, and the lists are polled).
+#[cfg(feature = "ssr")]
+const SHOWN_CHARS: usize = 400;
 
 /// An automation and its latest runs.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -49,7 +54,27 @@ pub async fn load_tasks() -> Result<Vec<TaskRecord>, ServiceError> {
         status: None,
         limit: Some(TASKS_SHOWN),
     };
-    runtime()?.tasks(query).await
+    let mut tasks = runtime()?.tasks(query).await?;
+    for task in &mut tasks {
+        clip_task(task);
+    }
+    Ok(tasks)
+}
+
+#[cfg(feature = "ssr")]
+fn clip(text: &mut String) {
+    if let Some((at, _)) = text.char_indices().nth(SHOWN_CHARS) {
+        text.truncate(at);
+        text.push('…');
+    }
+}
+
+#[cfg(feature = "ssr")]
+fn clip_task(task: &mut TaskRecord) {
+    clip(&mut task.prompt);
+    if let Some(answer) = &mut task.answer {
+        clip(answer);
+    }
 }
 
 #[server(prefix = "/api", endpoint = "cancel_task")]
@@ -61,11 +86,20 @@ pub async fn cancel_task(id: String) -> Result<(), ServiceError> {
 pub async fn load_automations() -> Result<Vec<AutomationCard>, ServiceError> {
     let service = runtime()?;
     let mut cards = Vec::new();
-    for automation in service.automations().await? {
+    for mut automation in service.automations().await? {
         let query = crate::protocol::ListAutomationRuns {
             limit: Some(RUNS_SHOWN),
         };
-        let runs = service.automation_runs(automation.id.clone(), query).await?;
+        let mut runs = match service.automation_runs(automation.id.clone(), query).await {
+            Ok(runs) => runs,
+            // Deleted since the list was read.
+            Err(error) if error.status == 404 => continue,
+            Err(error) => return Err(error),
+        };
+        clip(&mut automation.prompt);
+        for task in runs.iter_mut().filter_map(|run| run.task.as_mut()) {
+            clip_task(task);
+        }
         cards.push(AutomationCard { automation, runs });
     }
     Ok(cards)

@@ -20,7 +20,10 @@ fn schedule_of(choice: &str, cron: &str, minutes: &str) -> (Option<String>, Opti
         "weekdays" => (Some("0 9 * * 1-5".into()), None),
         "weekly" => (Some("0 9 * * 1".into()), None),
         "minutes" => (None, minutes.trim().parse::<u64>().ok().map(|m| m * 60)),
-        _ => (Some(cron.trim().to_string()).filter(|c| !c.is_empty()), None),
+        _ => (
+            Some(cron.trim().to_string()).filter(|c| !c.is_empty()),
+            None,
+        ),
     }
 }
 

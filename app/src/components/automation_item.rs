@@ -1,28 +1,29 @@
-use super::{failure, relative_time, run_in_words, ErrorLine};
+use super::{relative_time, row_error, row_pending, run_in_words, ErrorLine, RowAction};
 use crate::{
-    api::{automation_action, AutomationCommand, AutomationCard},
+    api::{AutomationCard, AutomationCommand},
     protocol::{AutomationRun, AutomationState, RunTrigger},
 };
 use leptos::prelude::*;
 use leptos_router::components::A;
 
 /// One automation: its schedule in words, next run, latest runs, and the
-/// buttons that run it now, pause or resume it, and delete it.
+/// buttons that run it now, pause or resume it, and delete it. `act` and
+/// `confirming` (the id whose delete awaits a second click) are the page's.
 #[component]
-pub fn AutomationItem(card: AutomationCard, changed: Callback<()>) -> impl IntoView {
+pub fn AutomationItem(
+    card: AutomationCard,
+    act: RowAction<AutomationCommand>,
+    confirming: RwSignal<Option<String>>,
+) -> impl IntoView {
     let AutomationCard { automation, runs } = card;
     let id = StoredValue::new(automation.id.clone());
-    let act = Action::new_local(move |action: &AutomationCommand| {
-        automation_action(id.get_value(), *action)
-    });
-    Effect::new(move |_| {
-        if let Some(Ok(())) = act.value().get() {
-            changed.run(());
-        }
-    });
-    let confirming = RwSignal::new(false);
+    let pending = row_pending(act, automation.id.clone());
+    let run = move |command: AutomationCommand| {
+        act.dispatch((id.get_value(), command));
+    };
+    let asking = move || confirming.with(|c| c.as_deref() == Some(id.get_value().as_str()));
     let paused = automation.state == AutomationState::Paused;
-    let next = match &automation.next_run_at {
+    let next = match &automation.next_run_local {
         Some(at) => format!("Next run: {}", run_in_words(at)),
         None => "Paused: no runs until resumed".to_string(),
     };
@@ -52,21 +53,22 @@ pub fn AutomationItem(card: AutomationCard, changed: Callback<()>) -> impl IntoV
             <p class="muted" data-test="automation-next">{next}</p>
             {history}
             <div class="actions">
-                <button type="button" data-test="run-automation" disabled=move || act.pending().get()
-                    on:click=move |_| { act.dispatch(AutomationCommand::Run); }>"Run now"</button>
-                <button type="button" data-test="toggle-automation" disabled=move || act.pending().get()
-                    on:click=move |_| { act.dispatch(toggle); }>{if paused { "Resume" } else { "Pause" }}</button>
-                <Show when=move || !confirming.get()
+                <button type="button" data-test="run-automation" disabled=pending
+                    on:click=move |_| run(AutomationCommand::Run)>"Run now"</button>
+                <button type="button" data-test="toggle-automation" disabled=pending
+                    on:click=move |_| run(toggle)>{if paused { "Resume" } else { "Pause" }}</button>
+                <Show when=move || !asking()
                     fallback=move || view! {
                         <button type="button" class="danger" data-test="confirm-delete-automation"
-                            on:click=move |_| { act.dispatch(AutomationCommand::Delete); }>"Delete now"</button>
-                        <button type="button" on:click=move |_| confirming.set(false)>"Keep"</button>
+                            disabled=pending
+                            on:click=move |_| run(AutomationCommand::Delete)>"Delete now"</button>
+                        <button type="button" on:click=move |_| confirming.set(None)>"Keep"</button>
                     }>
                     <button type="button" class="danger" data-test="delete-automation"
-                        on:click=move |_| confirming.set(true)>"Delete"</button>
+                        on:click=move |_| confirming.set(Some(id.get_value()))>"Delete"</button>
                 </Show>
             </div>
-            <ErrorLine error=failure(act) />
+            <ErrorLine error=row_error(act, automation.id.clone()) />
         </li>
     }
 }

@@ -4,8 +4,8 @@
 //! resume and delete. The list refreshes while the page is open.
 
 use crate::{
-    api::load_automations,
-    components::{poll_every, AutomationForm, AutomationItem, ErrorNotice},
+    api::{automation_action, load_automations},
+    components::{poll_every, row_action, AutomationForm, AutomationItem, ErrorNotice},
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -17,6 +17,14 @@ pub fn Automations() -> impl IntoView {
     let tick = poll_every(REFRESH);
     let cards = Resource::new(move || tick.get(), |_| load_automations());
     let changed = Callback::new(move |()| tick.update(|n| *n = n.wrapping_add(1)));
+    // Owned here, not by the rows the poll rebuilds (components/keyed_action.rs).
+    let act = row_action(automation_action);
+    let confirming = RwSignal::new(None::<String>);
+    Effect::new(move |_| {
+        if let Some(Ok(())) = act.value().get() {
+            changed.run(());
+        }
+    });
     view! {
         <Title text="Automations · codewhale" />
         <section class="background-page" aria-labelledby="automations-title">
@@ -34,7 +42,7 @@ pub fn Automations() -> impl IntoView {
                         }.into_any(),
                         Ok(list) => view! {
                             <ul class="background-list" data-test="automation-list">
-                                {list.into_iter().map(|card| view! { <AutomationItem card changed /> }).collect_view()}
+                                {list.into_iter().map(|card| view! { <AutomationItem card act confirming /> }).collect_view()}
                             </ul>
                         }.into_any(),
                         Err(error) => view! { <ErrorNotice message=format!("Could not load automations: {error}") /> }.into_any(),

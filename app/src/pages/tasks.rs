@@ -3,7 +3,10 @@
 
 use crate::{
     api::{cancel_task, load_tasks},
-    components::{failure, poll_every, relative_time, ErrorLine, ErrorNotice},
+    components::{
+        poll_every, relative_time, row_action, row_error, row_pending, ErrorLine, ErrorNotice,
+        RowAction,
+    },
     protocol::{TaskRecord, TaskStatus},
 };
 use leptos::prelude::*;
@@ -17,7 +20,12 @@ const REFRESH: std::time::Duration = std::time::Duration::from_secs(2);
 pub fn Tasks() -> impl IntoView {
     let tick = poll_every(REFRESH);
     let tasks = Resource::new(move || tick.get(), |_| load_tasks());
-    let changed = Callback::new(move |()| tick.update(|n| *n = n.wrapping_add(1)));
+    let cancel = row_action(|id, ()| cancel_task(id));
+    Effect::new(move |_| {
+        if let Some(Ok(())) = cancel.value().get() {
+            tick.update(|n| *n = n.wrapping_add(1));
+        }
+    });
     view! {
         <Title text="Tasks · codewhale" />
         <section class="background-page" aria-labelledby="tasks-title">
@@ -35,7 +43,7 @@ pub fn Tasks() -> impl IntoView {
                         }.into_any(),
                         Ok(list) => view! {
                             <ul class="background-list" data-test="task-list">
-                                {list.into_iter().map(|task| view! { <TaskRow task changed /> }).collect_view()}
+                                {list.into_iter().map(|task| view! { <TaskRow task cancel /> }).collect_view()}
                             </ul>
                         }.into_any(),
                         Err(error) => view! { <ErrorNotice message=format!("Could not load tasks: {error}") /> }.into_any(),
@@ -47,14 +55,9 @@ pub fn Tasks() -> impl IntoView {
 }
 
 #[component]
-fn TaskRow(task: TaskRecord, changed: Callback<()>) -> impl IntoView {
-    let id = StoredValue::new(task.id.clone());
-    let cancel = Action::new_local(move |_: &()| cancel_task(id.get_value()));
-    Effect::new(move |_| {
-        if let Some(Ok(())) = cancel.value().get() {
-            changed.run(());
-        }
-    });
+fn TaskRow(task: TaskRecord, cancel: RowAction<()>) -> impl IntoView {
+    let id = task.id.clone();
+    let pending = row_pending(cancel, id.clone());
     let status = task.status.as_str();
     let outcome = task
         .error
@@ -81,13 +84,13 @@ fn TaskRow(task: TaskRecord, changed: Callback<()>) -> impl IntoView {
                 })}
                 {(!task.status.is_final()).then(|| view! {
                     <button type="button" class="danger" data-test="cancel-task"
-                        disabled=move || cancel.pending().get()
-                        on:click=move |_| { cancel.dispatch(()); }>
+                        disabled=pending
+                        on:click=move |_| { cancel.dispatch((id.clone(), ())); }>
                         {if task.status == TaskStatus::Running { "Stop" } else { "Cancel" }}
                     </button>
                 })}
             </div>
-            <ErrorLine error=failure(cancel) />
+            <ErrorLine error=row_error(cancel, task.id.clone()) />
         </li>
     }
 }

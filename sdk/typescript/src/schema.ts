@@ -756,6 +756,127 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/automations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Automations, oldest first. */
+        get: operations["listAutomations"];
+        put?: never;
+        /** Creates an automation: a cron `schedule` or `interval_seconds`. */
+        post: operations["createAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A schedule in words and its next five runs, without saving anything. */
+        get: operations["previewSchedule"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getAutomation"];
+        put?: never;
+        post?: never;
+        /** Deletes it and its run history; its tasks and threads stay. */
+        delete: operations["deleteAutomation"];
+        options?: never;
+        head?: never;
+        /** Changes what is given; a new schedule or time zone counts from now. */
+        patch: operations["updateAutomation"];
+        trace?: never;
+    };
+    "/v1/automations/{id}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Runs it now: a task is queued unless its last run is still going. */
+        post: operations["runAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** No scheduled runs until resumed (a run already going goes on). */
+        post: operations["pauseAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Scheduled again from the next run after now. */
+        post: operations["resumeAutomation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/automations/{id}/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Its runs, newest first: each one's task, or why it was skipped. */
+        get: operations["listAutomationRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -864,6 +985,56 @@ export interface components {
             /** Format: int64 */
             timeout_secs: number;
         };
+        /** @description An automation and when it runs next. */
+        AutomationRecord: {
+            id: string;
+            name: string;
+            prompt: string;
+            /**
+             * @description A 5-field cron expression (minute hour day-of-month month
+             *     day-of-week), read in `timezone`; null for an interval.
+             */
+            schedule: string | null;
+            /**
+             * Format: int64
+             * @description Seconds between runs; null for a cron schedule.
+             */
+            interval_seconds: number | null;
+            /** @description An IANA time zone name ("Europe/Paris"). */
+            timezone: string;
+            /** @description The schedule in words ("At 09:00 on Monday through Friday"). */
+            description: string;
+            /** @description Where each run's new thread works. */
+            workspace: string;
+            model: string | null;
+            model_provider: string | null;
+            mode: components["schemas"]["Mode"] | null;
+            /** @description Runs' writes and commands go ahead without asking. */
+            auto_approve: boolean;
+            state: components["schemas"]["AutomationState"];
+            /** @description The next scheduled run (UTC); null while paused. */
+            next_run_at: string | null;
+            /** @description The same time in `timezone`'s offset ("2026-12-07T09:00:00+01:00"). */
+            next_run_local: string | null;
+            last_run_at: string | null;
+            created_at: string;
+            updated_at: string;
+        };
+        /** @description One run of an automation: its task, or why it was skipped. */
+        AutomationRun: {
+            id: string;
+            automation_id: string;
+            trigger: components["schemas"]["RunTrigger"];
+            /** @description The scheduled time it stands for (null for a manual run). */
+            scheduled_for: string | null;
+            created_at: string;
+            /** @description Why no task ran (the previous run was still going). */
+            skipped: string | null;
+            task_id: string | null;
+            task: components["schemas"]["TaskRecord"] | null;
+        };
+        /** @enum {string} */
+        AutomationState: "active" | "paused";
         /**
          * @description What this build can actually do. A flag turns true in the commit that
          *     makes the feature work, never before.
@@ -885,11 +1056,46 @@ export interface components {
             worker_runtime: boolean;
             /** @description `/v1/tasks`: turns queued to run with no client attached. */
             tasks?: boolean;
+            /** @description `/v1/automations`: prompts run on a schedule, each run a task. */
+            automations?: boolean;
         };
         /** @description `POST /v1/threads/{id}/compact`. */
         CompactThread: {
             reason?: string | null;
         };
+        /**
+         * @description `POST /v1/automations`: exactly one of `schedule` and
+         *     `interval_seconds`.
+         */
+        CreateAutomation: {
+            name: string;
+            prompt: string;
+            /** @description A 5-field cron expression ("0 9 * * 1-5"). */
+            schedule?: string | null;
+            /**
+             * Format: int64
+             * @description Seconds between runs (at least 60).
+             */
+            interval_seconds?: number | null;
+            /** @description An IANA time zone name (default: this machine's). */
+            timezone?: string | null;
+            /** @description Default: the directory codewhale was started in. */
+            workspace?: string | null;
+            model?: string | null;
+            model_provider?: string | null;
+            mode?: components["schemas"]["Mode"] | null;
+            auto_approve?: boolean;
+            /** @description Created paused (default: active). */
+            paused?: boolean;
+        } & (({
+            schedule: unknown;
+        } & {
+            interval_seconds?: null;
+        }) | ({
+            interval_seconds: unknown;
+        } & {
+            schedule?: null;
+        }));
         /** @description `POST /v1/devices/pairings`: mint a one-time pairing link. */
         CreatePairing: {
             /**
@@ -1244,6 +1450,40 @@ export interface components {
              */
             tls_fingerprint: string | null;
         };
+        /**
+         * @description `PATCH /v1/automations/{id}`: what is given changes. A `schedule`
+         *     replaces an interval and the other way round; `model`,
+         *     `model_provider` and `mode` may be null to clear them.
+         */
+        PatchAutomation: {
+            name?: string | null;
+            prompt?: string | null;
+            schedule?: string | null;
+            /** Format: int64 */
+            interval_seconds?: number | null;
+            timezone?: string | null;
+            workspace?: string | null;
+            /** @description A model id; null goes back to the provider's default. */
+            model?: string | null;
+            /** @description A provider id; null goes back to the configured default. */
+            model_provider?: string | null;
+            mode?: components["schemas"]["Mode"] | null;
+            auto_approve?: boolean | null;
+        } | {
+            name: unknown;
+        } | {
+            prompt: unknown;
+        } | {
+            schedule: unknown;
+        } | {
+            interval_seconds: unknown;
+        } | {
+            timezone: unknown;
+        } | {
+            workspace: unknown;
+        } | unknown | unknown | unknown | {
+            auto_approve: unknown;
+        };
         /** @description `PATCH /v1/devices/{id}`. */
         PatchDevice: {
             name: string & (unknown & unknown);
@@ -1386,6 +1626,11 @@ export interface components {
             action: components["schemas"]["TurnItemRecord"];
             restored: components["schemas"]["Restored"];
         };
+        /**
+         * @description What started a run.
+         * @enum {string}
+         */
+        RunTrigger: "schedule" | "catch_up" | "manual";
         /** @description `GET /v1/runtime/info`: public, secret-free facts about this process. */
         RuntimeInfo: {
             service: string;
@@ -1399,6 +1644,13 @@ export interface components {
             auth_required: boolean;
             transports: string[];
             capabilities: components["schemas"]["Capabilities"];
+        };
+        /** @description A schedule in words and its next runs. */
+        SchedulePreview: {
+            description: string;
+            timezone: string;
+            /** @description The next five runs, in the time zone's offset. */
+            next_runs: string[];
         };
         /** @description `snapshot.created` */
         SnapshotCreatedEvent: components["schemas"]["EventEnvelope"] & {
@@ -4141,6 +4393,433 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAutomations: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The automations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRecord"][];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateAutomation"];
+            };
+        };
+        responses: {
+            /** @description Created, with its next run */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRecord"];
+                };
+            };
+            /** @description A bad schedule, time zone, name, prompt or model */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The workspace is not a directory on this machine */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The prompt is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    previewSchedule: {
+        parameters: {
+            query?: {
+                schedule?: string;
+                interval_seconds?: number;
+                timezone?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedule in words, and its next runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SchedulePreview"];
+                };
+            };
+            /** @description A bad schedule or time zone */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Automation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The automation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Automation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    updateAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Automation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchAutomation"];
+            };
+        };
+        responses: {
+            /** @description The automation after the change */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRecord"];
+                };
+            };
+            /** @description Nothing to change, or a bad value */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The workspace is not a directory on this machine */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    runAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Automation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, with its queued task */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Its previous run is still queued or running, or its workspace is gone */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    pauseAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Automation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Paused */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resumeAutomation: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Automation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Active, with its next run */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAutomationRuns: {
+        parameters: {
+            query?: {
+                /** @description Newest first (default 20, at most 200). */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Automation id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AutomationRun"][];
+                };
+            };
+            /** @description A bad limit */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such automation */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -24,10 +24,15 @@ pub struct AutomationRow {
     pub last_run_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
+    /// Goes up with every write (see `update`).
+    pub version: i64,
 }
 
 const COLUMNS: &str = "id, name, prompt, schedule, interval_seconds, timezone, workspace, model, \
-    model_provider, mode, auto_approve, paused, next_run_at, last_run_at, created_at, updated_at";
+    model_provider, mode, auto_approve, paused, next_run_at, last_run_at, created_at, updated_at, \
+    version";
+/// Runs kept per automation; older ones are dropped as new ones come.
+pub const KEPT_RUNS: i64 = 200;
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct RunRow {
@@ -52,7 +57,7 @@ pub async fn commit(tx: sqlx::Transaction<'_, sqlx::Sqlite>) -> Result<(), Store
 
 pub async fn insert(pool: &SqlitePool, row: &AutomationRow) -> Result<(), StoreError> {
     sqlx::query(&format!(
-        "INSERT INTO automations ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+        "INSERT INTO automations ({COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 0)"
     ))
     .bind(&row.id)
     .bind(&row.name)
@@ -75,13 +80,16 @@ pub async fn insert(pool: &SqlitePool, row: &AutomationRow) -> Result<(), StoreE
     Ok(())
 }
 
-/// Writes every field the user can change, and the next run.
+/// Writes every field the user can change, and the next run, only if the
+/// row is still the `row.version` it was read as; false when another write
+/// (a pause, the scheduler, another patch) came first or it is gone.
 pub async fn update(pool: &SqlitePool, row: &AutomationRow) -> Result<bool, StoreError> {
     let done = sqlx::query(
         "UPDATE automations SET name = ?, prompt = ?, schedule = ?, interval_seconds = ?,
              timezone = ?, workspace = ?, model = ?, model_provider = ?, mode = ?,
-             auto_approve = ?, paused = ?, next_run_at = ?, updated_at = ?
-         WHERE id = ?",
+             auto_approve = ?, paused = ?, next_run_at = ?, updated_at = ?,
+             version = version + 1
+         WHERE id = ? AND version = ?",
     )
     .bind(&row.name)
     .bind(&row.prompt)
@@ -97,6 +105,7 @@ pub async fn update(pool: &SqlitePool, row: &AutomationRow) -> Result<bool, Stor
     .bind(&row.next_run_at)
     .bind(&row.updated_at)
     .bind(&row.id)
+    .bind(row.version)
     .execute(pool)
     .await?;
     Ok(done.rows_affected() == 1)
@@ -158,7 +167,8 @@ pub async fn advance(
     next: Option<&str>,
 ) -> Result<bool, StoreError> {
     let done = sqlx::query(
-        "UPDATE automations SET next_run_at = ? WHERE id = ? AND next_run_at = ? AND paused = 0",
+        "UPDATE automations SET next_run_at = ?, version = version + 1
+         WHERE id = ? AND next_run_at = ? AND paused = 0",
     )
     .bind(next)
     .bind(id)
@@ -166,6 +176,25 @@ pub async fn advance(
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// Pauses an automation whose runs cannot start (in the run's
+/// transaction).
+pub async fn pause_broken(
+    conn: &mut SqliteConnection,
+    id: &str,
+    now: &str,
+) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE automations SET paused = 1, next_run_at = NULL, updated_at = ?,
+             version = version + 1
+         WHERE id = ?",
+    )
+    .bind(now)
+    .bind(id)
+    .execute(conn)
+    .await?;
+    Ok(())
 }
 
 /// The status of the newest run's task, if it has one still stored.
@@ -207,6 +236,16 @@ pub async fn insert_run(
     .bind(&run.skipped)
     .bind(&run.task_id)
     .bind(&run.created_at)
+    .execute(&mut *conn)
+    .await?;
+    // The history stays bounded; the tasks and threads of dropped runs stay.
+    sqlx::query(
+        "DELETE FROM automation_runs WHERE automation_id = ?1 AND seq <= (
+             SELECT seq FROM automation_runs WHERE automation_id = ?1
+             ORDER BY seq DESC LIMIT 1 OFFSET ?2)",
+    )
+    .bind(&run.automation_id)
+    .bind(KEPT_RUNS)
     .execute(conn)
     .await?;
     Ok(())

@@ -36,7 +36,10 @@ async fn until_runs(s: &Setup, id: &str, count: usize) -> Vec<Value> {
         }
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
-    panic!("automation {id} never had {count} runs: {:?}", runs(s, id).await);
+    panic!(
+        "automation {id} never had {count} runs: {:?}",
+        runs(s, id).await
+    );
 }
 
 /// Polls until the run's task has `status` (10 s at most).
@@ -77,7 +80,14 @@ async fn interval_runs_come_on_time_once_each_and_skip_missed_stretches() {
     let lead = first - clock.wall();
     assert!(lead > chrono::TimeDelta::minutes(59) && lead <= chrono::TimeDelta::hours(1));
     // Not due yet: nothing runs.
-    assert!(s._h.state.runtime.run_due_automations().await.unwrap().is_empty());
+    assert!(s
+        ._h
+        .state
+        .runtime
+        .run_due_automations()
+        .await
+        .unwrap()
+        .is_empty());
 
     s.mock.push(Reply::text(&["Build is green."]));
     clock.advance(HOUR);
@@ -89,8 +99,15 @@ async fn interval_runs_come_on_time_once_each_and_skip_missed_stretches() {
     assert_eq!(task["auto_approve"], true);
     let thread = s.api.thread(task["thread_id"].as_str().unwrap()).await;
     assert_eq!(thread.turns.len(), 1);
-    let auto = s.api.get(&format!("/v1/automations/{auto_id}")).await.json();
-    assert_eq!(time(&auto["next_run_at"]), first + chrono::TimeDelta::hours(1));
+    let auto = s
+        .api
+        .get(&format!("/v1/automations/{auto_id}"))
+        .await
+        .json();
+    assert_eq!(
+        time(&auto["next_run_at"]),
+        first + chrono::TimeDelta::hours(1)
+    );
     assert!(auto["last_run_at"].is_string());
 
     // Three hours pass at once: one run, and the next keeps the rhythm.
@@ -100,7 +117,11 @@ async fn interval_runs_come_on_time_once_each_and_skip_missed_stretches() {
     until_task(&s, &latest["task"], "completed").await;
     tokio::time::sleep(Duration::from_millis(1200)).await;
     assert_eq!(runs(&s, &auto_id).await.len(), 2);
-    let auto = s.api.get(&format!("/v1/automations/{auto_id}")).await.json();
+    let auto = s
+        .api
+        .get(&format!("/v1/automations/{auto_id}"))
+        .await
+        .json();
     let next = time(&auto["next_run_at"]);
     assert!(next > clock.wall());
     assert_eq!(next, first + chrono::TimeDelta::hours(4));
@@ -122,18 +143,34 @@ async fn cron_schedules_follow_their_zone_and_pause_and_resume() {
     let next = time(&auto["next_run_at"]);
     assert_eq!(next.format("%H:%M").to_string(), "17:30");
     assert!(next > clock.wall() && next - clock.wall() <= chrono::TimeDelta::days(1));
+    let local = auto["next_run_local"].as_str().unwrap();
+    assert!(local.ends_with("T02:30:00+09:00"), "{local}");
 
     // Paused: its time passes and nothing runs.
-    let paused = s.api.post_empty(&format!("/v1/automations/{auto_id}/pause")).await;
+    let paused = s
+        .api
+        .post_empty(&format!("/v1/automations/{auto_id}/pause"))
+        .await;
     assert_eq!(paused.status, 200);
     assert_eq!(paused.json()["state"], "paused");
     assert!(paused.json()["next_run_at"].is_null());
     clock.advance(Duration::from_secs(26 * 3600));
-    assert!(s._h.state.runtime.run_due_automations().await.unwrap().is_empty());
+    assert!(s
+        ._h
+        .state
+        .runtime
+        .run_due_automations()
+        .await
+        .unwrap()
+        .is_empty());
     assert!(runs(&s, &auto_id).await.is_empty());
 
     // Resumed: the next 02:30 Tokyo after now; the paused one is not made up.
-    let resumed = s.api.post_empty(&format!("/v1/automations/{auto_id}/resume")).await.json();
+    let resumed = s
+        .api
+        .post_empty(&format!("/v1/automations/{auto_id}/resume"))
+        .await
+        .json();
     assert_eq!(resumed["state"], "active");
     let next = time(&resumed["next_run_at"]);
     assert!(next > clock.wall());
@@ -142,7 +179,9 @@ async fn cron_schedules_follow_their_zone_and_pause_and_resume() {
     assert!(runs(&s, &auto_id).await.is_empty());
 
     s.mock.push(Reply::text(&["Summary."]));
-    clock.advance(Duration::from_secs((next - clock.wall()).num_seconds() as u64 + 1));
+    clock.advance(Duration::from_secs(
+        (next - clock.wall()).num_seconds() as u64 + 1,
+    ));
     let run = until_runs(&s, &auto_id, 1).await.remove(0);
     assert_eq!(time(&run["scheduled_for"]), next);
     until_task(&s, &run["task"], "completed").await;
@@ -150,7 +189,10 @@ async fn cron_schedules_follow_their_zone_and_pause_and_resume() {
     // A new schedule counts from now.
     let patched = s
         .api
-        .patch(&format!("/v1/automations/{auto_id}"), json!({ "interval_seconds": 600 }))
+        .patch(
+            &format!("/v1/automations/{auto_id}"),
+            json!({ "interval_seconds": 600 }),
+        )
         .await;
     assert_eq!(patched.status, 200, "{}", patched.text());
     let patched = patched.json();
@@ -172,12 +214,19 @@ async fn an_automation_never_runs_twice_at_once() {
     let auto_id = id(&auto);
     s.mock.push(Reply::Stream {
         chunks: (0..40)
-            .map(|i| mock_provider::Chunk::Text { text: format!("w{i} ") })
-            .chain([mock_provider::Chunk::Finish { reason: "stop".into() }])
+            .map(|i| mock_provider::Chunk::Text {
+                text: format!("w{i} "),
+            })
+            .chain([mock_provider::Chunk::Finish {
+                reason: "stop".into(),
+            }])
             .collect(),
         delay_ms: 100,
     });
-    let manual = s.api.post_empty(&format!("/v1/automations/{auto_id}/run")).await;
+    let manual = s
+        .api
+        .post_empty(&format!("/v1/automations/{auto_id}/run"))
+        .await;
     assert_eq!(manual.status, 201, "{}", manual.text());
     let manual = manual.json();
     assert_eq!(manual["trigger"], "manual");
@@ -185,7 +234,10 @@ async fn an_automation_never_runs_twice_at_once() {
     until_task(&s, &manual["task"], "running").await;
 
     // While it runs: a second manual run is refused, a scheduled one skipped.
-    let again = s.api.post_empty(&format!("/v1/automations/{auto_id}/run")).await;
+    let again = s
+        .api
+        .post_empty(&format!("/v1/automations/{auto_id}/run"))
+        .await;
     assert_eq!(again.status, 409, "{}", again.text());
     clock.advance(Duration::from_secs(61));
     let all = until_runs(&s, &auto_id, 2).await;
@@ -273,14 +325,21 @@ async fn runs_missed_while_down_are_made_up_once_or_skipped() {
     // would also skip it as an overlap, so it is cancelled first.)
     {
         let runtime = Runtime::open(options(home.path(), &clock)).await.unwrap();
-        runtime.cancel_task(runs[0].task_id.as_deref().unwrap()).await.unwrap();
+        runtime
+            .cancel_task(runs[0].task_id.as_deref().unwrap())
+            .await
+            .unwrap();
         runtime.close().await;
     }
     clock.advance(5 * HOUR);
     let runs = restart(home.path(), &clock, CatchUp::None, &auto_id, 2).await;
     assert_eq!(runs.len(), 2, "{runs:?}");
     assert_eq!(runs[0].trigger, protocol::RunTrigger::CatchUp);
-    assert!(runs[0].skipped.as_deref().unwrap().contains("catch-up is off"));
+    assert!(runs[0]
+        .skipped
+        .as_deref()
+        .unwrap()
+        .contains("catch-up is off"));
     assert!(runs[0].task.is_none());
     let runtime = Runtime::open(options(home.path(), &clock)).await.unwrap();
     let auto = runtime.automation(&auto_id).await.unwrap();
@@ -294,20 +353,33 @@ async fn bad_automation_requests_are_refused() {
     let base = json!({ "name": "n", "prompt": "p" });
     let with = |extra: Value| {
         let mut body = base.clone();
-        body.as_object_mut().unwrap().extend(extra.as_object().unwrap().clone());
+        body.as_object_mut()
+            .unwrap()
+            .extend(extra.as_object().unwrap().clone());
         body
     };
     let cases = [
         (base.clone(), 400),
-        (with(json!({ "schedule": "* * * *" })), 400),
-        (with(json!({ "schedule": "0 0 0 * * *" })), 400),
-        (with(json!({ "schedule": "0 0 30 2 *" })), 400),
-        (with(json!({ "schedule": "0 9 * * *", "interval_seconds": 60 })), 400),
+        // A cron expression or zone this server cannot read is a 409 (the
+        // OpenAPI document cannot state cron's grammar); the rest are 400s.
+        (with(json!({ "schedule": "* * * *" })), 409),
+        (with(json!({ "schedule": "0 0 0 * * *" })), 409),
+        (with(json!({ "schedule": "0 0 30 2 *" })), 409),
+        (
+            with(json!({ "schedule": "0 9 * * *", "interval_seconds": 60 })),
+            400,
+        ),
         (with(json!({ "interval_seconds": 59 })), 400),
-        (with(json!({ "interval_seconds": 60, "timezone": "Mars/Olympus" })), 400),
+        (
+            with(json!({ "interval_seconds": 60, "timezone": "Mars/Olympus" })),
+            409,
+        ),
         (with(json!({ "interval_seconds": 60, "name": " " })), 400),
         (with(json!({ "interval_seconds": 60, "prompt": "" })), 400),
-        (with(json!({ "interval_seconds": 60, "workspace": "/no/such/dir" })), 409),
+        (
+            with(json!({ "interval_seconds": 60, "workspace": "/no/such/dir" })),
+            409,
+        ),
         (with(json!({ "interval_seconds": 60, "surprise": 1 })), 400),
     ];
     for (body, status) in cases {
@@ -316,10 +388,19 @@ async fn bad_automation_requests_are_refused() {
     }
     assert_eq!(s.api.get("/v1/automations").await.json(), json!([]));
     for path in ["", "/runs"] {
-        assert_eq!(s.api.get(&format!("/v1/automations/auto_nope{path}")).await.status, 404);
+        assert_eq!(
+            s.api
+                .get(&format!("/v1/automations/auto_nope{path}"))
+                .await
+                .status,
+            404
+        );
     }
     for action in ["run", "pause", "resume"] {
-        let reply = s.api.post_empty(&format!("/v1/automations/auto_nope/{action}")).await;
+        let reply = s
+            .api
+            .post_empty(&format!("/v1/automations/auto_nope/{action}"))
+            .await;
         assert_eq!(reply.status, 404);
     }
 
@@ -331,19 +412,41 @@ async fn bad_automation_requests_are_refused() {
     assert_eq!(preview.status, 200, "{}", preview.text());
     let preview = preview.json();
     assert_eq!(preview["next_runs"].as_array().unwrap().len(), 5);
-    assert!(preview["next_runs"][0].as_str().unwrap().contains("T09:00:00+0"));
-    assert!(preview["description"].as_str().unwrap().contains("Europe/Paris"));
-    assert_eq!(s.api.get("/v1/automations/preview?schedule=nope").await.status, 400);
+    assert!(preview["next_runs"][0]
+        .as_str()
+        .unwrap()
+        .contains("T09:00:00+0"));
+    assert!(preview["description"]
+        .as_str()
+        .unwrap()
+        .contains("Europe/Paris"));
+    assert_eq!(
+        s.api
+            .get("/v1/automations/preview?schedule=nope")
+            .await
+            .status,
+        409
+    );
+    assert_eq!(s.api.get("/v1/automations/preview").await.status, 409);
 
     // Patch, then delete: its history goes, 404 after.
     let auto = create(&s, with(json!({ "interval_seconds": 60 }))).await;
     let path = format!("/v1/automations/{}", id(&auto));
     assert_eq!(s.api.patch(&path, json!({})).await.status, 400);
     assert_eq!(
-        s.api.patch(&path, json!({ "schedule": "0 9 * * *", "interval_seconds": 60 })).await.status,
+        s.api
+            .patch(
+                &path,
+                json!({ "schedule": "0 9 * * *", "interval_seconds": 60 })
+            )
+            .await
+            .status,
         400
     );
-    let renamed = s.api.patch(&path, json!({ "name": "renamed", "auto_approve": true })).await;
+    let renamed = s
+        .api
+        .patch(&path, json!({ "name": "renamed", "auto_approve": true }))
+        .await;
     assert_eq!(renamed.status, 200);
     assert_eq!(renamed.json()["name"], "renamed");
     assert_eq!(renamed.json()["next_run_at"], auto["next_run_at"]);
@@ -353,28 +456,154 @@ async fn bad_automation_requests_are_refused() {
     assert_eq!(s.api.get(&path).await.status, 404);
 }
 
-/// Reached only as `/v1` is: no credentials, a foreign Host and a
-/// cross-site cookie caller are refused and create nothing.
+/// Reached only as `/v1` is: no credentials, a foreign Host, and a valid
+/// token cookie sent from another site are refused, on `/v1/automations`
+/// and on the workbench's server functions alike, and create nothing.
 #[tokio::test]
 async fn hostile_automation_requests_are_refused() {
     let s = setup_with(json!({})).await;
     let h = &s._h;
     let body = r#"{"name":"x","prompt":"rm -rf","interval_seconds":60}"#;
     let json = ("content-type", "application/json");
+    let form = ("content-type", "application/x-www-form-urlencoded");
+    let fn_body =
+        "draft[name]=x&draft[prompt]=rm&draft[interval_seconds]=60&draft[auto_approve]=true";
     let bearer = format!("Bearer {}", common::TOKEN);
     let auth = ("authorization", bearer.as_str());
-    assert_eq!(h.request("POST", "/v1/automations", &[json], body).await.status, 401);
+    assert_eq!(
+        h.request("POST", "/v1/automations", &[json], body)
+            .await
+            .status,
+        401
+    );
+    assert_eq!(
+        h.request("POST", "/api/create_automation", &[form], fn_body)
+            .await
+            .status,
+        401
+    );
     let foreign = [json, auth, ("host", "attacker.example")];
-    assert_eq!(h.request("POST", "/v1/automations", &foreign, body).await.status, 421);
-    let cookie = [
-        json,
-        ("cookie", "codewhale_runtime_token=x"),
+    assert_eq!(
+        h.request("POST", "/v1/automations", &foreign, body)
+            .await
+            .status,
+        421
+    );
+    let cookie = format!("codewhale_runtime_token={}", common::TOKEN);
+    let cross_site = [
+        ("cookie", cookie.as_str()),
         ("origin", "http://attacker.example"),
+        ("sec-fetch-site", "cross-site"),
     ];
-    assert!(h
-        .request("POST", "/v1/automations", &cookie, body)
-        .await
-        .status
-        .is_client_error());
+    let with = |kind| [kind, cross_site[0], cross_site[1], cross_site[2]];
+    assert_eq!(
+        h.request("POST", "/v1/automations", &with(json), body)
+            .await
+            .status,
+        403
+    );
+    assert_eq!(
+        h.request("POST", "/api/create_automation", &with(form), fn_body)
+            .await
+            .status,
+        403
+    );
+    assert_eq!(
+        h.request("GET", "/v1/automations", &cross_site, "")
+            .await
+            .status,
+        403
+    );
     assert_eq!(s.api.get("/v1/automations").await.json(), json!([]));
+}
+
+/// A run that cannot start (its workspace was removed) is recorded with
+/// the reason and pauses the automation instead of failing every minute;
+/// resuming is refused until the workspace is fixed.
+#[tokio::test]
+async fn an_automation_whose_workspace_is_gone_pauses_itself() {
+    let s = setup_with(json!({})).await;
+    let clock = &s._h.clock;
+    let dir = tempfile::tempdir().unwrap();
+    let auto = create(
+        &s,
+        json!({ "name": "doomed", "prompt": "p", "interval_seconds": 60, "workspace": dir.path() }),
+    )
+    .await;
+    let auto_id = id(&auto);
+    drop(dir);
+    clock.advance(Duration::from_secs(61));
+    let run = until_runs(&s, &auto_id, 1).await.remove(0);
+    let reason = run["skipped"].as_str().unwrap();
+    assert!(
+        reason.contains("does not exist") && reason.contains("paused"),
+        "{reason}"
+    );
+    let after = s
+        .api
+        .get(&format!("/v1/automations/{auto_id}"))
+        .await
+        .json();
+    assert_eq!(after["state"], "paused");
+    clock.advance(Duration::from_secs(600));
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    assert_eq!(runs(&s, &auto_id).await.len(), 1);
+    let resume = s
+        .api
+        .post_empty(&format!("/v1/automations/{auto_id}/resume"))
+        .await;
+    assert_eq!(resume.status, 409, "{}", resume.text());
+    // Pointed at a workspace that exists, it resumes.
+    let here = std::env::current_dir().unwrap();
+    let path = format!("/v1/automations/{auto_id}");
+    let patched = s.api.patch(&path, json!({ "workspace": here })).await;
+    assert_eq!(patched.status, 200, "{}", patched.text());
+    let resumed = s.api.post_empty(&format!("{path}/resume")).await;
+    assert_eq!(resumed.status, 200);
+    assert_eq!(resumed.json()["state"], "active");
+}
+
+/// A patch racing a pause never undoes it: each write is checked against
+/// the version it read.
+#[tokio::test]
+async fn a_patch_racing_a_pause_never_undoes_it() {
+    let s = setup_with(json!({})).await;
+    let auto = create(
+        &s,
+        json!({ "name": "r", "prompt": "p", "interval_seconds": 3600 }),
+    )
+    .await;
+    let path = format!("/v1/automations/{}", id(&auto));
+    for round in 0..20 {
+        let resumed = s.api.post_empty(&format!("{path}/resume")).await;
+        assert_eq!(resumed.status, 200);
+        let prompt = json!({ "prompt": format!("round {round}") });
+        let pause_path = format!("{path}/pause");
+        let (patch, pause) =
+            tokio::join!(s.api.patch(&path, prompt), s.api.post_empty(&pause_path));
+        assert_eq!(patch.status, 200, "{}", patch.text());
+        assert_eq!(pause.status, 200, "{}", pause.text());
+        let now = s.api.get(&path).await.json();
+        assert_eq!(now["state"], "paused", "round {round}: {now}");
+        assert_eq!(now["prompt"], format!("round {round}"));
+        assert!(now["next_run_at"].is_null());
+    }
+    // Null clears a model; a missing field leaves it.
+    let set = s
+        .api
+        .patch(&path, json!({ "model": "mock-large", "mode": "plan" }))
+        .await
+        .json();
+    assert_eq!(set["model"], "mock-large");
+    let kept = s.api.patch(&path, json!({ "name": "kept" })).await.json();
+    assert_eq!(kept["model"], "mock-large");
+    let cleared = s
+        .api
+        .patch(&path, json!({ "model": null, "mode": null }))
+        .await
+        .json();
+    assert!(
+        cleared["model"].is_null() && cleared["mode"].is_null(),
+        "{cleared}"
+    );
 }

@@ -7,6 +7,7 @@
 //! `codewhale openapi` serve it; `openapi/codewhale-v1.json` is the
 //! committed copy a test holds it to.
 
+mod automation_rules;
 mod errors;
 mod events;
 mod rules;

@@ -38,7 +38,7 @@ pub const NOT_IN_DEVICE_NAMES: &str =
 /// A string with something besides white space: what the runtime means by
 /// "must not be empty" (it trims first). Spelled with explicit characters,
 /// since `\S` differs between regex dialects.
-fn not_blank() -> String {
+pub(super) fn not_blank() -> String {
     format!("[^{WHITE_SPACE}]")
 }
 
@@ -47,6 +47,7 @@ pub fn add(document: &mut Value) {
     query_parameters(document);
     request_bodies(&mut document["components"]["schemas"]);
     workspace_bounds(&mut document["components"]["schemas"]);
+    super::automation_rules::add(document);
 }
 
 /// The prefix of the ids a path parameter takes, if the runtime makes them.
@@ -55,6 +56,7 @@ fn id_prefix(path: &str, parameter: &str) -> Option<&'static str> {
         "id" if path.starts_with("/v1/threads/") => Some(ids::THREAD),
         "id" if path.starts_with("/v1/devices/") => Some(crate::runtime::devices::DEVICE),
         "id" if path.starts_with("/v1/tasks/") => Some(ids::TASK),
+        "id" if path.starts_with("/v1/automations/") => Some(ids::AUTOMATION),
         "thread_id" => Some(ids::THREAD),
         "turn_id" => Some(ids::TURN),
         "approval_id" => Some(ids::APPROVAL),
@@ -282,7 +284,7 @@ fn parameters(operation: &mut Value) -> impl Iterator<Item = &mut Value> {
 
 /// The schema of an operation's parameter (the tests below check that
 /// every rule found its place).
-fn schema_of<'a>(
+pub(super) fn schema_of<'a>(
     document: &'a mut Value,
     path: &str,
     method: &str,
@@ -300,7 +302,7 @@ fn schema_of<'a>(
 }
 
 /// Adds `from`'s keywords to the schema `into`.
-fn merge(into: &mut Value, from: &Value) {
+pub(super) fn merge(into: &mut Value, from: &Value) {
     if !into.is_object() {
         *into = Value::Object(Map::new());
     }

@@ -26,7 +26,9 @@ pub fn router() -> OpenApiRouter<AppState> {
 /// Automations, oldest first.
 #[utoipa::path(get, path = "/v1/automations", tag = "automations", operation_id = "listAutomations",
     responses((status = 200, description = "The automations", body = Vec<AutomationRecord>)))]
-async fn list(State(state): State<AppState>) -> Result<axum::Json<Vec<AutomationRecord>>, ApiError> {
+async fn list(
+    State(state): State<AppState>,
+) -> Result<axum::Json<Vec<AutomationRecord>>, ApiError> {
     Ok(axum::Json(state.runtime.list_automations().await?))
 }
 
@@ -85,7 +87,9 @@ async fn patch(
     Path(id): Path<String>,
     Json(request): Json<PatchAutomation>,
 ) -> Result<axum::Json<AutomationRecord>, ApiError> {
-    Ok(axum::Json(state.runtime.patch_automation(&id, request).await?))
+    Ok(axum::Json(
+        state.runtime.patch_automation(&id, request).await?,
+    ))
 }
 
 /// Deletes it and its run history; its tasks and threads stay.

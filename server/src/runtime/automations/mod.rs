@@ -6,7 +6,7 @@
 mod runs;
 pub mod schedule;
 
-pub use runs::CatchUp;
+pub use runs::{CatchUp, MAX_RUNS};
 
 use super::{error::RuntimeError, ids, threads::canonical_workspace, Runtime};
 use crate::{
@@ -21,9 +21,11 @@ use protocol::{
 use schedule::Schedule;
 use tokio::sync::Notify;
 
-const MAX_NAME_CHARS: usize = 200;
+pub const MAX_NAME_CHARS: usize = 200;
 /// Runs shown by the preview.
 const PREVIEW_RUNS: usize = 5;
+/// Reads and writes a change tries before giving up on a busy automation.
+const WRITE_ATTEMPTS: usize = 5;
 
 /// Wakes the scheduler when an automation changes here.
 #[derive(Default)]
@@ -65,6 +67,7 @@ impl Runtime {
             last_run_at: None,
             created_at: stamp.clone(),
             updated_at: stamp,
+            version: 0,
         };
         // The prompt, model and provider pass the checks a task's do.
         self.task_row(run_request(&row)).await?;
@@ -95,59 +98,61 @@ impl Runtime {
         if patch == PatchAutomation::default() {
             return Err(RuntimeError::Invalid("nothing to change".into()));
         }
-        let mut row = self.automation_row(id).await?;
-        if let Some(name) = &patch.name {
-            row.name = checked_name(name)?;
+        if patch.schedule.is_some() && patch.interval_seconds.is_some() {
+            return Err(RuntimeError::Invalid(
+                "give schedule or interval_seconds, not both".into(),
+            ));
         }
-        if let Some(prompt) = patch.prompt {
-            row.prompt = prompt;
-        }
-        let retimed = patch.schedule.is_some()
-            || patch.interval_seconds.is_some()
-            || patch.timezone.is_some();
-        match (patch.schedule, patch.interval_seconds) {
-            (Some(_), Some(_)) => {
-                return Err(RuntimeError::Invalid(
-                    "give schedule or interval_seconds, not both".into(),
-                ))
+        let name = patch.name.as_deref().map(checked_name).transpose()?;
+        let workspace = patch
+            .workspace
+            .as_deref()
+            .map(canonical_workspace)
+            .transpose()?;
+        self.modify(id, true, |row, now| {
+            if let Some(name) = &name {
+                row.name = name.clone();
             }
-            (Some(cron), None) => {
+            if let Some(prompt) = &patch.prompt {
+                row.prompt = prompt.clone();
+            }
+            if let Some(cron) = &patch.schedule {
                 row.schedule = Some(cron.trim().to_string());
                 row.interval_seconds = None;
             }
-            (None, Some(secs)) => {
+            if let Some(secs) = patch.interval_seconds {
                 row.schedule = None;
                 row.interval_seconds = Some(secs as i64);
             }
-            (None, None) => {}
-        }
-        if let Some(zone) = patch.timezone {
-            row.timezone = zone;
-        }
-        let schedule = schedule_of(&row)?;
-        row.timezone = schedule.timezone().into();
-        if let Some(path) = &patch.workspace {
-            row.workspace = canonical_workspace(path)?;
-        }
-        if let Some(model) = patch.model {
-            row.model = Some(model);
-        }
-        if let Some(provider) = patch.model_provider {
-            row.model_provider = Some(provider);
-        }
-        if let Some(mode) = patch.mode {
-            row.mode = Some(mode.as_str().into());
-        }
-        if let Some(auto_approve) = patch.auto_approve {
-            row.auto_approve = auto_approve;
-        }
-        self.task_row(run_request(&row)).await?;
-        let now = self.clock.wall();
-        if retimed && !row.paused {
-            row.next_run_at = schedule.next_after(now, now).map(clock::format);
-        }
-        row.updated_at = clock::format(now);
-        self.save(row).await
+            if let Some(zone) = &patch.timezone {
+                row.timezone = zone.clone();
+            }
+            let schedule = schedule_of(row)?;
+            row.timezone = schedule.timezone().into();
+            if let Some(path) = &workspace {
+                row.workspace = path.clone();
+            }
+            if let Some(model) = &patch.model {
+                row.model = model.clone();
+            }
+            if let Some(provider) = &patch.model_provider {
+                row.model_provider = provider.clone();
+            }
+            if let Some(mode) = patch.mode {
+                row.mode = mode.map(|m| m.as_str().to_string());
+            }
+            if let Some(auto_approve) = patch.auto_approve {
+                row.auto_approve = auto_approve;
+            }
+            let retimed = patch.schedule.is_some()
+                || patch.interval_seconds.is_some()
+                || patch.timezone.is_some();
+            if retimed && !row.paused {
+                row.next_run_at = schedule.next_after(now, now).map(clock::format);
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// Deletes it and its run history; its tasks and threads stay.
@@ -161,28 +166,26 @@ impl Runtime {
 
     /// No runs until resumed; a run already going goes on.
     pub async fn pause_automation(&self, id: &str) -> Result<AutomationRecord, RuntimeError> {
-        let mut row = self.automation_row(id).await?;
-        if row.paused {
-            return Ok(record(row));
-        }
-        row.paused = true;
-        row.next_run_at = None;
-        row.updated_at = clock::format(self.clock.wall());
-        self.save(row).await
+        self.modify(id, false, |row, _| {
+            row.paused = true;
+            row.next_run_at = None;
+            Ok(())
+        })
+        .await
     }
 
     /// Runs again from the next scheduled time after now; what fell in the
-    /// pause is not made up.
+    /// pause is not made up. Refused while its runs could not start (its
+    /// workspace is gone): fix that first.
     pub async fn resume_automation(&self, id: &str) -> Result<AutomationRecord, RuntimeError> {
-        let mut row = self.automation_row(id).await?;
-        if !row.paused {
-            return Ok(record(row));
-        }
-        let now = self.clock.wall();
-        row.paused = false;
-        row.next_run_at = schedule_of(&row)?.next_after(now, now).map(clock::format);
-        row.updated_at = clock::format(now);
-        self.save(row).await
+        self.modify(id, true, |row, now| {
+            if row.paused {
+                row.paused = false;
+                row.next_run_at = schedule_of(row)?.next_after(now, now).map(clock::format);
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// A schedule in words and its next runs, before it is saved.
@@ -190,6 +193,10 @@ impl Runtime {
         &self,
         query: PreviewSchedule,
     ) -> Result<SchedulePreview, RuntimeError> {
+        // No query schema can say "exactly one of two parameters": 409.
+        if query.schedule.is_some() == query.interval_seconds.is_some() {
+            return Err(RuntimeError::Conflict(schedule::ONE_SCHEDULE.into()));
+        }
         let schedule = Schedule::parse(
             query.schedule.as_deref(),
             query.interval_seconds,
@@ -208,24 +215,45 @@ impl Runtime {
             .ok_or_else(|| not_found(id))
     }
 
-    async fn save(&self, row: AutomationRow) -> Result<AutomationRecord, RuntimeError> {
-        if !store::update(self.store.pool(), &row).await? {
-            return Err(not_found(&row.id));
+    /// Applies `change` to the stored row and writes it if nothing else
+    /// wrote it meanwhile (a pause, the scheduler, another patch), else
+    /// again from a fresh read. `check`: the result must make a valid task.
+    async fn modify(
+        &self,
+        id: &str,
+        check: bool,
+        change: impl Fn(&mut AutomationRow, DateTime<Utc>) -> Result<(), RuntimeError>,
+    ) -> Result<AutomationRecord, RuntimeError> {
+        for _ in 0..WRITE_ATTEMPTS {
+            let mut row = self.automation_row(id).await?;
+            let now = self.clock.wall();
+            change(&mut row, now)?;
+            if check {
+                self.task_row(run_request(&row)).await?;
+            }
+            row.updated_at = clock::format(now);
+            if store::update(self.store.pool(), &row).await? {
+                row.version += 1;
+                self.scheduler.changed.notify_one();
+                return Ok(record(row));
+            }
         }
-        self.scheduler.changed.notify_one();
-        Ok(record(row))
+        Err(RuntimeError::Conflict(format!(
+            "automation {id} kept changing while this was written; try again"
+        )))
     }
 }
 
+/// Counted as sent, as the OpenAPI document's `maxLength` counts.
 fn checked_name(name: &str) -> Result<String, RuntimeError> {
-    let name = name.trim();
-    if name.is_empty() {
-        return Err(RuntimeError::Invalid("name must not be empty".into()));
-    }
     if name.chars().count() > MAX_NAME_CHARS {
         return Err(RuntimeError::Invalid(format!(
             "name is longer than {MAX_NAME_CHARS} characters"
         )));
+    }
+    let name = name.trim();
+    if name.is_empty() {
+        return Err(RuntimeError::Invalid("name must not be empty".into()));
     }
     Ok(name.to_string())
 }
@@ -262,9 +290,15 @@ fn parse_time(text: &str) -> Option<DateTime<Utc>> {
 }
 
 fn record(row: AutomationRow) -> AutomationRecord {
-    let description = schedule_of(&row)
-        .map(|s| s.describe())
-        .unwrap_or_else(|e| format!("invalid schedule: {e}"));
+    let schedule = schedule_of(&row);
+    let description = match &schedule {
+        Ok(schedule) => schedule.describe(),
+        Err(error) => format!("invalid schedule: {error}"),
+    };
+    let next_run_local = match (&schedule, row.next_run_at.as_deref().and_then(parse_time)) {
+        (Ok(schedule), Some(at)) => Some(schedule.local(at)),
+        _ => None,
+    };
     AutomationRecord {
         state: if row.paused {
             AutomationState::Paused
@@ -284,6 +318,7 @@ fn record(row: AutomationRow) -> AutomationRecord {
         model_provider: row.model_provider,
         auto_approve: row.auto_approve,
         next_run_at: row.next_run_at,
+        next_run_local,
         last_run_at: row.last_run_at,
         created_at: row.created_at,
         updated_at: row.updated_at,

@@ -21,7 +21,7 @@ use std::{sync::Arc, time::Duration};
 /// and a test's clock moving, are seen this soon.
 const POLL: Duration = Duration::from_secs(1);
 const DEFAULT_RUNS: u32 = 20;
-const MAX_RUNS: u32 = 200;
+pub const MAX_RUNS: u32 = 200;
 const OVERLAP: &str = "the previous run was still queued or running";
 const NO_CATCH_UP: &str = "missed while codewhale was not running (catch-up is off)";
 
@@ -107,7 +107,9 @@ impl Runtime {
                 Ok(Some(run)) => fired.push(run),
                 Ok(None) => {}
                 // One automation's bad state must not stop the others.
-                Err(error) => tracing::warn!(%error, automation = %row.id, "an automation run failed to start"),
+                Err(error) => {
+                    tracing::warn!(%error, automation = %row.id, "an automation run failed to start")
+                }
             }
         }
         Ok(fired)
@@ -154,7 +156,7 @@ impl Runtime {
         };
         // Checked before the transaction: building a task reads the store.
         // A scheduled run that cannot start (its workspace was removed) is
-        // recorded skipped with the reason, and the schedule moves on.
+        // recorded skipped with the reason, and the automation paused.
         let task = match self.task_row(run_request(row)).await {
             Ok(task) => Ok(task),
             Err(error @ RuntimeError::Store(_)) => return Err(error),
@@ -187,7 +189,9 @@ impl Runtime {
                 None
             }
             Err(reason) => {
-                run.skipped = Some(reason);
+                // It will not fix itself: paused until someone does.
+                store::pause_broken(&mut tx, &row.id, &clock::format(now)).await?;
+                run.skipped = Some(format!("{reason}; paused until that is fixed"));
                 None
             }
             Ok(task) => {
@@ -218,7 +222,11 @@ impl Runtime {
 
 /// The run after the one due now, counted from the one due.
 fn next_run(row: &AutomationRow, now: DateTime<Utc>) -> Result<Option<String>, RuntimeError> {
-    let anchor = row.next_run_at.as_deref().and_then(parse_time).unwrap_or(now);
+    let anchor = row
+        .next_run_at
+        .as_deref()
+        .and_then(parse_time)
+        .unwrap_or(now);
     Ok(schedule_of(row)?.next_after(now, anchor).map(clock::format))
 }
 

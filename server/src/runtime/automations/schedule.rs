@@ -2,7 +2,7 @@
 //! zone (croner), or a fixed interval. Times in and out are UTC.
 
 use crate::runtime::error::RuntimeError;
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::{DateTime, LocalResult, NaiveDateTime, TimeDelta, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use croner::{
     parser::{CronParser, Seconds, Year},
@@ -12,7 +12,15 @@ use croner::{
 /// Shorter intervals would be a busy loop of turns, not an automation.
 pub const MIN_INTERVAL_SECS: u64 = 60;
 pub const MAX_INTERVAL_SECS: u64 = 366 * 24 * 3600;
+/// Exactly one of the two, as the OpenAPI document states for bodies.
+pub const ONE_SCHEDULE: &str =
+    "give exactly one of schedule (a cron expression) and interval_seconds";
 const MAX_EXPRESSION_BYTES: usize = 200;
+/// Matches tried for one next run: enough to step over every time a
+/// repeated hour or a gap swallows (`* * * * *` across a fall-back hour).
+const MAX_CANDIDATES: usize = 200;
+/// The longest clock change there is (Lord Howe's is 30 min; most are 60).
+const GAP_SEARCH_MINUTES: usize = 180;
 
 enum Rule {
     Cron(Box<Cron>),
@@ -36,7 +44,7 @@ impl Schedule {
             Some(name) => name.trim().parse::<Tz>().map_err(|_| {
                 let mut shown = name.to_string();
                 crate::text::clip(&mut shown, 64, "…");
-                RuntimeError::Invalid(format!(
+                RuntimeError::Conflict(format!(
                     "unknown time zone {shown:?}: use an IANA name like \"Europe/Paris\""
                 ))
             })?,
@@ -52,11 +60,7 @@ impl Schedule {
                 }
                 Rule::Every(TimeDelta::seconds(secs as i64))
             }
-            _ => {
-                return Err(RuntimeError::Invalid(
-                    "give exactly one of schedule (a cron expression) and interval_seconds".into(),
-                ))
-            }
+            _ => return Err(RuntimeError::Invalid(ONE_SCHEDULE.into())),
         };
         Ok(Self { rule, zone })
     }
@@ -70,10 +74,7 @@ impl Schedule {
     /// runs keep their rhythm; a missed stretch is skipped, not replayed.
     pub fn next_after(&self, now: DateTime<Utc>, anchor: DateTime<Utc>) -> Option<DateTime<Utc>> {
         match &self.rule {
-            Rule::Cron(cron) => cron
-                .find_next_occurrence(&now.with_timezone(&self.zone), false)
-                .ok()
-                .map(|at| at.with_timezone(&Utc)),
+            Rule::Cron(cron) => self.next_cron(cron, now),
             Rule::Every(step) => {
                 if anchor > now {
                     return Some(anchor);
@@ -86,6 +87,49 @@ impl Schedule {
         }
     }
 
+    /// Cron times are wall-clock times in the zone: matched on the local
+    /// calendar, then placed. A time the clocks skip (spring forward) runs
+    /// at the first instant after the gap; a time that happens twice (fall
+    /// back) runs once, at its first instant. Only times after `now` count.
+    fn next_cron(&self, cron: &Cron, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let mut after = now.with_timezone(&self.zone).naive_local();
+        // Bounded: each pass moves `after` forward to the next match.
+        for _ in 0..MAX_CANDIDATES {
+            let candidate = cron.find_next_occurrence(&after, false).ok()?;
+            if let Some(at) = self.place(candidate).filter(|at| *at > now) {
+                return Some(at);
+            }
+            after = candidate;
+        }
+        None
+    }
+
+    /// The instant a local wall-clock time stands for (see `next_cron`).
+    fn place(&self, local: NaiveDateTime) -> Option<DateTime<Utc>> {
+        match self.zone.from_local_datetime(&local) {
+            LocalResult::Single(at) => Some(at.with_timezone(&Utc)),
+            LocalResult::Ambiguous(first, _) => Some(first.with_timezone(&Utc)),
+            LocalResult::None => {
+                // In a gap: the first minute that exists after it.
+                let mut probe = local;
+                for _ in 0..(GAP_SEARCH_MINUTES) {
+                    probe += TimeDelta::minutes(1);
+                    if let Some(at) = self.zone.from_local_datetime(&probe).earliest() {
+                        let start = at - TimeDelta::seconds(i64::from(at.second()));
+                        return Some(start.with_timezone(&Utc));
+                    }
+                }
+                None
+            }
+        }
+    }
+
+    /// `at` in the zone's offset, to the second.
+    pub fn local(&self, at: DateTime<Utc>) -> String {
+        at.with_timezone(&self.zone)
+            .to_rfc3339_opts(chrono::SecondsFormat::Secs, false)
+    }
+
     /// The next `count` runs after `now`, in the zone's offset.
     pub fn upcoming(&self, now: DateTime<Utc>, count: usize) -> Vec<String> {
         let mut runs = Vec::with_capacity(count);
@@ -95,10 +139,7 @@ impl Schedule {
             let Some(next) = self.next_after(after, anchor) else {
                 break;
             };
-            runs.push(
-                next.with_timezone(&self.zone)
-                    .to_rfc3339_opts(chrono::SecondsFormat::Secs, false),
-            );
+            runs.push(self.local(next));
             after = next;
             anchor = next;
         }
@@ -113,14 +154,17 @@ impl Schedule {
     }
 }
 
+/// A cron expression's grammar is more than a schema can state, so an
+/// expression this server cannot read is a 409 (as a workspace that is
+/// not there is), not a 400 the OpenAPI document would have to predict.
 fn parse_cron(expression: &str) -> Result<Cron, RuntimeError> {
     let expression = expression.trim();
     if expression.len() > MAX_EXPRESSION_BYTES {
-        return Err(RuntimeError::Invalid("schedule is too long".into()));
+        return Err(RuntimeError::Conflict("schedule is too long".into()));
     }
     let fields = expression.split_whitespace().count();
     if fields != 5 {
-        return Err(RuntimeError::Invalid(format!(
+        return Err(RuntimeError::Conflict(format!(
             "schedule must be a 5-field cron expression (minute hour day-of-month month day-of-week), got {fields} fields"
         )));
     }
@@ -129,11 +173,11 @@ fn parse_cron(expression: &str) -> Result<Cron, RuntimeError> {
         .year(Year::Disallowed)
         .build()
         .parse(expression)
-        .map_err(|e| RuntimeError::Invalid(format!("schedule {expression:?}: {e}")))?;
+        .map_err(|e| RuntimeError::Conflict(format!("schedule {expression:?}: {e}")))?;
     // A pattern that never matches (30 February) is refused now, not at
     // its first run.
     if cron.find_next_occurrence(&Utc::now(), false).is_err() {
-        return Err(RuntimeError::Invalid(format!(
+        return Err(RuntimeError::Conflict(format!(
             "schedule {expression:?} never runs"
         )));
     }
@@ -141,7 +185,12 @@ fn parse_cron(expression: &str) -> Result<Cron, RuntimeError> {
 }
 
 fn describe_interval(secs: i64) -> String {
-    let units = [(86_400, "day"), (3_600, "hour"), (60, "minute"), (1, "second")];
+    let units = [
+        (86_400, "day"),
+        (3_600, "hour"),
+        (60, "minute"),
+        (1, "second"),
+    ];
     for (size, name) in units {
         if secs % size == 0 {
             let n = secs / size;
@@ -190,6 +239,45 @@ mod tests {
         );
         assert_eq!(s.describe(), "Every hour");
         assert_eq!(describe_interval(5400), "Every 90 minutes");
+    }
+
+    #[test]
+    fn spring_forward_runs_once_after_the_gap() {
+        // 2027-03-14 in New York: 02:00 → 03:00 EDT (07:00 UTC).
+        let s = Schedule::parse(Some("0,30 2 13-15 3 *"), None, Some("America/New_York")).unwrap();
+        let runs: Vec<String> = s.upcoming(at("2027-03-12T12:00:00Z"), 4);
+        assert_eq!(
+            runs,
+            [
+                "2027-03-13T02:00:00-05:00",
+                "2027-03-13T02:30:00-05:00",
+                "2027-03-14T03:00:00-04:00",
+                "2027-03-15T02:00:00-04:00",
+            ]
+        );
+        let every = Schedule::parse(Some("*/15 2 14 3 *"), None, Some("America/New_York")).unwrap();
+        assert_eq!(
+            every.upcoming(at("2027-03-13T12:00:00Z"), 1),
+            ["2027-03-14T03:00:00-04:00"]
+        );
+    }
+
+    #[test]
+    fn fall_back_runs_a_repeated_time_once() {
+        // 2027-11-07 in New York: 02:00 EDT → 01:00 EST; 01:xx happens twice.
+        let s = Schedule::parse(Some("0,30 1 7 11 *"), None, Some("America/New_York")).unwrap();
+        let runs = s.upcoming(at("2027-11-06T12:00:00Z"), 3);
+        assert_eq!(
+            runs[..2],
+            ["2027-11-07T01:00:00-04:00", "2027-11-07T01:30:00-04:00"]
+        );
+        assert!(runs[2].starts_with("2028-"), "{runs:?}");
+        let daily = Schedule::parse(Some("30 1 * * *"), None, Some("America/New_York")).unwrap();
+        let runs = daily.upcoming(at("2027-11-06T12:00:00Z"), 2);
+        assert_eq!(
+            runs,
+            ["2027-11-07T01:30:00-04:00", "2027-11-08T01:30:00-05:00"]
+        );
     }
 
     #[test]
