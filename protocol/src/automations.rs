@@ -65,7 +65,7 @@ pub struct CreateAutomation {
     #[serde(default)]
     pub schedule: Option<String>,
     /// Seconds between runs (at least 60).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::devices::whole_number")]
     pub interval_seconds: Option<u64>,
     /// An IANA time zone name (default: this machine's).
     #[serde(default)]
@@ -99,7 +99,7 @@ pub struct PatchAutomation {
     pub prompt: Option<String>,
     #[serde(default)]
     pub schedule: Option<String>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "crate::devices::whole_number")]
     pub interval_seconds: Option<u64>,
     #[serde(default)]
     pub timezone: Option<String>,
@@ -216,4 +216,28 @@ pub struct SchedulePreview {
     pub timezone: String,
     /// The next five runs, in the time zone's offset.
     pub next_runs: Vec<String>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{CreateAutomation, PatchAutomation};
+
+    #[test]
+    fn an_interval_is_a_whole_number_however_it_is_written() {
+        let create: CreateAutomation =
+            serde_json::from_str(r#"{"name":"n","prompt":"p","interval_seconds":3600.0}"#).unwrap();
+        assert_eq!(create.interval_seconds, Some(3600));
+        let patch: PatchAutomation = serde_json::from_str(r#"{"interval_seconds":60.0}"#).unwrap();
+        assert_eq!(patch.interval_seconds, Some(60));
+        assert!(serde_json::from_str::<PatchAutomation>(r#"{"interval_seconds":60.5}"#).is_err());
+    }
+
+    #[test]
+    fn a_patch_tells_null_from_missing() {
+        let patch: PatchAutomation = serde_json::from_str(r#"{"model":null}"#).unwrap();
+        assert_eq!(patch.model, Some(None));
+        assert_eq!(patch.model_provider, None);
+        let patch: PatchAutomation = serde_json::from_str(r#"{"mode":"plan"}"#).unwrap();
+        assert_eq!(patch.mode, Some(Some(crate::Mode::Plan)));
+    }
 }

@@ -71,7 +71,9 @@ pub struct DeviceRevoked {
 
 /// A whole number, however JSON spells it: `300` or `300.0` (JSON Schema's
 /// `integer`, which the API document promises, admits both).
-fn whole_number<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<u64>, D::Error> {
+pub(crate) fn whole_number<'de, D: Deserializer<'de>>(
+    deserializer: D,
+) -> Result<Option<u64>, D::Error> {
     let Some(number) = Option::<serde_json::Number>::deserialize(deserializer)? else {
         return Ok(None);
     };

@@ -4445,7 +4445,7 @@ export interface operations {
                     "application/json": components["schemas"]["AutomationRecord"];
                 };
             };
-            /** @description A bad schedule, time zone, name, prompt or model */
+            /** @description A blank name, prompt or model, an interval out of range, or not exactly one of schedule and interval_seconds */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4456,7 +4456,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
-            /** @description The workspace is not a directory on this machine */
+            /** @description A cron expression or time zone this server cannot read, or a workspace that is not a directory on this machine */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4502,7 +4502,7 @@ export interface operations {
                     "application/json": components["schemas"]["SchedulePreview"];
                 };
             };
-            /** @description A bad schedule or time zone */
+            /** @description An interval out of range */
             400: {
                 headers: {
                     [name: string]: unknown;
@@ -4513,6 +4513,15 @@ export interface operations {
             };
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
+            /** @description Not exactly one of schedule and interval_seconds, or a cron expression or time zone this server cannot read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4637,7 +4646,7 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
-            /** @description The workspace is not a directory on this machine */
+            /** @description A cron expression or time zone this server cannot read, a workspace that is not a directory, or the automation kept changing meanwhile */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4733,6 +4742,15 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            /** @description The automation kept changing meanwhile */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];
@@ -4764,6 +4782,15 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such automation */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Its runs cannot start (its workspace is gone): fix that first */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

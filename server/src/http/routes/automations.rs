@@ -37,8 +37,8 @@ async fn list(
     request_body = CreateAutomation,
     responses(
         (status = 201, description = "Created, with its next run", body = AutomationRecord),
-        (status = 400, description = "A bad schedule, time zone, name, prompt or model", body = ErrorEnvelope),
-        (status = 409, description = "The workspace is not a directory on this machine", body = ErrorEnvelope),
+        (status = 400, description = "A blank name, prompt or model, an interval out of range, or not exactly one of schedule and interval_seconds", body = ErrorEnvelope),
+        (status = 409, description = "A cron expression or time zone this server cannot read, or a workspace that is not a directory on this machine", body = ErrorEnvelope),
         (status = 413, description = "The prompt is too large", body = ErrorEnvelope)))]
 async fn create(
     State(state): State<AppState>,
@@ -53,7 +53,8 @@ async fn create(
     params(PreviewSchedule),
     responses(
         (status = 200, description = "The schedule in words, and its next runs", body = SchedulePreview),
-        (status = 400, description = "A bad schedule or time zone", body = ErrorEnvelope)))]
+        (status = 400, description = "An interval out of range", body = ErrorEnvelope),
+        (status = 409, description = "Not exactly one of schedule and interval_seconds, or a cron expression or time zone this server cannot read", body = ErrorEnvelope)))]
 async fn preview(
     State(state): State<AppState>,
     Query(query): Query<PreviewSchedule>,
@@ -81,7 +82,7 @@ async fn detail(
         (status = 200, description = "The automation after the change", body = AutomationRecord),
         (status = 400, description = "Nothing to change, or a bad value", body = ErrorEnvelope),
         (status = 404, description = "No such automation", body = ErrorEnvelope),
-        (status = 409, description = "The workspace is not a directory on this machine", body = ErrorEnvelope)))]
+        (status = 409, description = "A cron expression or time zone this server cannot read, a workspace that is not a directory, or the automation kept changing meanwhile", body = ErrorEnvelope)))]
 async fn patch(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -126,7 +127,8 @@ async fn run(
     params(("id" = String, Path, description = "Automation id")),
     responses(
         (status = 200, description = "Paused", body = AutomationRecord),
-        (status = 404, description = "No such automation", body = ErrorEnvelope)))]
+        (status = 404, description = "No such automation", body = ErrorEnvelope),
+        (status = 409, description = "The automation kept changing meanwhile", body = ErrorEnvelope)))]
 async fn pause(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -139,7 +141,8 @@ async fn pause(
     params(("id" = String, Path, description = "Automation id")),
     responses(
         (status = 200, description = "Active, with its next run", body = AutomationRecord),
-        (status = 404, description = "No such automation", body = ErrorEnvelope)))]
+        (status = 404, description = "No such automation", body = ErrorEnvelope),
+        (status = 409, description = "Its runs cannot start (its workspace is gone): fix that first", body = ErrorEnvelope)))]
 async fn resume(
     State(state): State<AppState>,
     Path(id): Path<String>,
