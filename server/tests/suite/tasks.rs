@@ -49,6 +49,18 @@ async fn until(s: &Setup, id: &str, status: &str) -> Value {
     panic!("task {id} never became {status}: {}", get(s, id).await);
 }
 
+/// Polls until the running task's turn has started (10 s at most).
+async fn until_turn(s: &Setup, id: &str) -> Value {
+    for _ in 0..200 {
+        let task = get(s, id).await;
+        if task["status"] == "running" && task["turn_id"].is_string() {
+            return task;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("task {id} never started a turn: {}", get(s, id).await);
+}
+
 #[tokio::test]
 async fn the_queue_runs_in_order_two_at_a_time_and_cancels() {
     let s = setup_with(json!({})).await;
@@ -78,7 +90,8 @@ async fn the_queue_runs_in_order_two_at_a_time_and_cancels() {
     let fourth = id(&create(&s, body(4)).await);
     assert_eq!(get(&s, &fourth).await["status"], "queued");
     // Cancelling a running task interrupts its turn; the slot goes to the next.
-    let running = get(&s, &first).await;
+    // A claimed task is `running` a moment before its turn has started.
+    let running = until_turn(&s, &first).await;
     let reply = s.api.post_empty(&format!("/v1/tasks/{first}/cancel")).await;
     assert_eq!(reply.status, 200);
     let ended = until(&s, &first, "cancelled").await;
