@@ -3,6 +3,7 @@
 //! context only to a signed-in viewer's requests, so server functions hold
 //! no rules of their own: not even who may call them.
 
+pub use crate::api::FleetCommand;
 use crate::protocol::{
     AnswerUserInput, ApprovalDecided, CreatePairing, CreateThread, DecideApproval, DeviceRecord,
     DeviceRevoked, ListThreads, PairingCreated, PatchDevice, PatchThread, ProviderModels,
@@ -18,6 +19,7 @@ use crate::protocol::{
     AutomationRecord, AutomationRun, CreateAutomation, ListAutomationRuns, ListTasks,
     PreviewSchedule, SchedulePreview, TaskRecord,
 };
+use crate::protocol::{CreateFleetRun, FleetRunDetail, FleetRuns, ListFleetRuns};
 use std::{future::Future, pin::Pin, sync::Arc};
 
 pub use crate::error::ServiceError;
@@ -83,6 +85,12 @@ pub trait RuntimeService: Send + Sync {
     fn pause_automation(&self, id: String) -> Reply<'_, AutomationRecord>;
     fn resume_automation(&self, id: String) -> Reply<'_, AutomationRecord>;
     fn delete_automation(&self, id: String) -> Reply<'_, ()>;
+    fn fleet_runs(&self, query: ListFleetRuns) -> Reply<'_, FleetRuns>;
+    fn fleet_run(&self, id: String) -> Reply<'_, FleetRunDetail>;
+    fn create_fleet_run(&self, request: CreateFleetRun) -> Reply<'_, FleetRunDetail>;
+    /// Stop or clean up a run (`id` is the run's), interrupt or restart a
+    /// worker (`id` is the worker's).
+    fn fleet_command(&self, id: String, command: FleetCommand) -> Reply<'_, ()>;
     /// Facts the workbench shows about this server.
     fn workbench(&self) -> Workbench;
 }

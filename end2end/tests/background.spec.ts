@@ -1,5 +1,5 @@
 import { test, expect } from "./fixtures";
-import { text } from "./support/replies";
+import { keyed, text } from "./support/replies";
 
 // Runs hydrated and with JavaScript off: the tasks and automations pages
 // are rendered on the server, so what ran overnight reads the same.
@@ -31,4 +31,27 @@ test("a finished task and an automation read the same without JavaScript", async
   await expect(item.getByTestId("automation-title")).toHaveText("Weekly cleanup");
   await expect(item).toContainText("Every 7 days");
   await expect(item.getByTestId("automation-next")).toContainText(/\(in [67] days\)/);
+
+  // A fleet run that finished reads the same too.
+  await codewhale.mock.push(keyed("fleet-nightly", text("Nightly fleet done.")));
+  const fleet = await codewhale.api(page, "POST", "/v1/fleet/runs", {
+    workers: [{ prompt: "fleet-nightly" }],
+    workspace: codewhale.workspace,
+    isolation: "shared",
+  });
+  expect(fleet.status).toBe(201);
+  const runId = fleet.json.run.id;
+  let run = fleet.json;
+  for (let i = 0; i < 100 && !run.run.finished_at; i++) {
+    await page.waitForTimeout(100);
+    run = (await codewhale.api(page, "GET", `/v1/fleet/runs/${runId}`)).json;
+  }
+  expect(run.run.status).toBe("completed");
+  await page.goto(codewhale.origin + "/fleet");
+  await expect(page.getByTestId("fleet-run")).toHaveAttribute("data-status", "completed");
+  await page.goto(codewhale.origin + `/fleet/${runId}`);
+  const worker = page.getByTestId("fleet-worker");
+  await expect(worker).toHaveAttribute("data-status", "completed");
+  await expect(worker.getByTestId("worker-answer")).toHaveText("Nightly fleet done.");
+  await expect(worker.getByTestId("worker-thread")).toHaveAttribute("href", `/threads/${run.workers[0].thread_id}`);
 });

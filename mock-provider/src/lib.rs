@@ -3,6 +3,10 @@
 //! real SSE streams, so the engine under test cannot tell it from a
 //! provider. Requests are recorded for assertions.
 //!
+//! A reply pushed with a key (`push_when`, or `when_contains` over HTTP)
+//! goes only to a request whose body contains the key, so agents running
+//! side by side each get their own script whatever order they ask in.
+//!
 //! Control endpoints (for the end-to-end tests, which run the binary):
 //! `POST /__mock/replies` appends replies, `GET /__mock/requests` lists the
 //! recorded request bodies, `POST /__mock/reset` clears both.
@@ -97,9 +101,20 @@ impl Reply {
     }
 }
 
+/// A reply as `POST /__mock/replies` takes it: optionally keyed.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct Scripted {
+    #[serde(flatten)]
+    pub reply: Reply,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when_contains: Option<String>,
+}
+
 #[derive(Default)]
 struct Script {
     replies: VecDeque<Reply>,
+    /// Keyed replies, oldest first: (key, reply).
+    keyed: Vec<(String, Reply)>,
     requests: Vec<Value>,
 }
 
@@ -112,6 +127,12 @@ pub struct Mock {
 impl Mock {
     pub fn push(&self, reply: Reply) {
         self.lock().replies.push_back(reply);
+    }
+
+    /// A reply only for a request whose body contains `key`; such replies
+    /// are handed out before the unkeyed queue.
+    pub fn push_when(&self, key: &str, reply: Reply) {
+        self.lock().keyed.push((key.to_string(), reply));
     }
 
     /// Forgets the scripted replies and the recorded requests.
@@ -153,7 +174,15 @@ async fn completions(State(mock): State<Mock>, Json(body): Json<Value>) -> Respo
     let reply = {
         let mut script = mock.lock();
         script.requests.push(body.clone());
-        script.replies.pop_front()
+        let text = body.to_string();
+        match script
+            .keyed
+            .iter()
+            .position(|(key, _)| text.contains(key.as_str()))
+        {
+            Some(at) => Some(script.keyed.remove(at).1),
+            None => script.replies.pop_front(),
+        }
     };
     let model = body["model"].as_str().unwrap_or("mock").to_string();
     match reply {
@@ -255,9 +284,16 @@ fn frame(model: &str, chunk: Chunk) -> String {
     format!("data: {body}\n\n")
 }
 
-async fn push_replies(State(mock): State<Mock>, Json(replies): Json<Vec<Reply>>) -> StatusCode {
-    for reply in replies {
-        mock.push(reply);
+async fn push_replies(State(mock): State<Mock>, Json(replies): Json<Vec<Scripted>>) -> StatusCode {
+    for Scripted {
+        reply,
+        when_contains,
+    } in replies
+    {
+        match when_contains {
+            Some(key) => mock.push_when(&key, reply),
+            None => mock.push(reply),
+        }
     }
     StatusCode::NO_CONTENT
 }

@@ -63,6 +63,9 @@ pub struct Capabilities {
     /// `/v1/automations`: prompts run on a schedule, each run a task.
     #[serde(default)]
     pub automations: bool,
+    /// `/v1/fleet`: workers side by side in worktrees, with an event stream.
+    #[serde(default)]
+    pub fleet: bool,
 }
 
 impl Capabilities {
@@ -82,6 +85,7 @@ impl Capabilities {
             external_tools: true,
             tasks: true,
             automations: true,
+            fleet: true,
             ..Self::default()
         }
     }
@@ -106,7 +110,7 @@ mod tests {
         assert!(current.threads && current.turns && current.event_replay);
         assert!(current.approvals && current.usage);
         assert!(current.user_input && current.external_tools && current.tasks);
-        assert!(current.automations);
+        assert!(current.automations && current.fleet);
         // Not built yet: the phone page, environments, workers.
         assert!(!current.mobile && !current.environments && !current.worker_runtime);
     }

@@ -6,6 +6,7 @@ mod devices;
 mod error;
 mod event_payloads;
 mod events;
+mod fleet;
 mod info;
 mod interaction;
 mod records;
@@ -34,6 +35,11 @@ pub use event_payloads::{
     UserInputRequiredPayload,
 };
 pub use events::{EventEnvelope, EventName, EVENT_SCHEMA_VERSION};
+pub use fleet::{
+    fleet_events, CreateFleetRun, DiffStat, DiffStatFile, FleetCounts, FleetEventEnvelope,
+    FleetIsolation, FleetRun, FleetRunDetail, FleetRunStatus, FleetRuns, FleetWorker,
+    FleetWorkerSpec, FleetWorkers, ListFleetRuns,
+};
 pub use info::{Capabilities, Health, RuntimeInfo, RUNTIME_API_VERSION, SERVICE_NAME};
 pub use interaction::{
     Answer, AnswerUserInput, DynamicToolCall, DynamicToolResult, DynamicToolSpec, Question,

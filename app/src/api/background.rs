@@ -62,7 +62,7 @@ pub async fn load_tasks() -> Result<Vec<TaskRecord>, ServiceError> {
 }
 
 #[cfg(feature = "ssr")]
-fn clip(text: &mut String) {
+pub(super) fn clip(text: &mut String) {
     if let Some((at, _)) = text.char_indices().nth(SHOWN_CHARS) {
         text.truncate(at);
         text.push('…');

@@ -5,6 +5,7 @@
 mod background;
 mod changes;
 mod devices;
+mod fleet;
 mod threads;
 mod usage;
 mod workbench;
@@ -12,6 +13,7 @@ mod workbench;
 pub use background::*;
 pub use changes::*;
 pub use devices::*;
+pub use fleet::*;
 pub use threads::*;
 pub use usage::*;
 pub use workbench::{check_connection, load_workbench, CheckConnection, LoadWorkbench};

@@ -1,5 +1,6 @@
 mod automations;
 mod devices;
+mod fleet;
 mod home;
 mod mobile;
 mod no_thread;
@@ -10,6 +11,7 @@ mod usage;
 
 pub use automations::Automations;
 pub use devices::Devices;
+pub use fleet::{Fleet, FleetRunPage};
 pub use home::Home;
 pub use mobile::{MobileHome, MobileStart};
 pub use no_thread::NoThread;

@@ -15,9 +15,10 @@ export type Chunk =
       reasoning_tokens?: number;
     };
 
+/** `when_contains`: only for a request whose body contains it (see `keyed`). */
 export type Reply =
-  | { type: "stream"; chunks: Chunk[]; delay_ms?: number }
-  | { type: "error"; status: number; message: string };
+  | { type: "stream"; chunks: Chunk[]; delay_ms?: number; when_contains?: string }
+  | { type: "error"; status: number; message: string; when_contains?: string };
 
 export type TokenUsage = Omit<Extract<Chunk, { kind: "usage" }>, "kind">;
 
@@ -68,6 +69,12 @@ export function toolCall(name: string, args: Record<string, unknown>, id?: strin
 /** An answer whose parts arrive `delayMs` apart: time to steer, interrupt or watch it stream. */
 export function slowText(parts: string[], delayMs: number): Reply {
   return { ...text(...parts), delay_ms: delayMs };
+}
+
+/** The reply goes only to a request mentioning `key` (agents side by side
+ * each get their own, whatever order they ask in). */
+export function keyed(key: string, reply: Reply): Reply {
+  return { ...reply, when_contains: key };
 }
 
 /** An HTTP error from the provider (the turn fails with its message). */

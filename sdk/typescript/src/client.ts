@@ -1,5 +1,6 @@
 import { CapabilityError, errorFromResponse, RuntimeApiError, type CapabilityName } from "./errors.js";
 import { streamEvents, type EventsOptions, type ThreadStreamItem } from "./events.js";
+import { fleetEvents, type FleetEventsOptions } from "./fleet.js";
 import { registerTool, type RegisterToolOptions, type ToolDefinition, type ToolRegistration } from "./tools.js";
 import type {
   Answer,
@@ -7,6 +8,13 @@ import type {
   ApprovalDecided,
   ApprovalDecision,
   AutomationRecord,
+  CreateFleetRun,
+  FleetEvent,
+  FleetRunDetail,
+  FleetRuns,
+  FleetWorker,
+  FleetWorkers,
+  ListFleetRuns,
   AutomationRun,
   CompactThread,
   CreateAutomation,
@@ -614,6 +622,64 @@ export class RuntimeClient {
   /** `GET /v1/automations/{id}/runs`: newest first, each with its task or why it was skipped. */
   async listAutomationRuns(automationId: string, query: ListAutomationRuns = {}, options: RequestOptions = {}): Promise<AutomationRun[]> {
     return this.request("GET", `/v1/automations/${seg(automationId)}/runs`, { ...options, query: query as Query });
+  }
+
+  // ---- fleet ----------------------------------------------------------
+
+  /** `GET /v1/fleet/runs`: newest first, each with its workers' counts. */
+  async listFleetRuns(query: ListFleetRuns = {}, options: RequestOptions = {}): Promise<FleetRuns> {
+    await this.requireCapability("fleet", "listFleetRuns", options);
+    return this.request("GET", "/v1/fleet/runs", { ...options, query: query as Query });
+  }
+
+  /**
+   * `POST /v1/fleet/runs`: every worker queued, `max_parallel` at a time;
+   * with worktree isolation (the default) each in its own git worktree and
+   * branch made from the workspace's HEAD commit.
+   */
+  async createFleetRun(body: CreateFleetRun, options: RequestOptions = {}): Promise<FleetRunDetail> {
+    await this.requireCapability("fleet", "createFleetRun", options);
+    return this.request("POST", "/v1/fleet/runs", { ...options, body });
+  }
+
+  /** `GET /v1/fleet/runs/{run_id}`: the run and its result (each worker's branch, diff stat, answer). */
+  async getFleetRun(runId: string, options: RequestOptions = {}): Promise<FleetRunDetail> {
+    return this.request("GET", `/v1/fleet/runs/${seg(runId)}`, options);
+  }
+
+  /** `GET /v1/fleet/runs/{run_id}/workers`. */
+  async listFleetWorkers(runId: string, options: RequestOptions = {}): Promise<FleetWorkers> {
+    return this.request("GET", `/v1/fleet/runs/${seg(runId)}/workers`, options);
+  }
+
+  /** `GET /v1/fleet/workers/{worker_id}`. */
+  async getFleetWorker(workerId: string, options: RequestOptions = {}): Promise<FleetWorker> {
+    return this.request("GET", `/v1/fleet/workers/${seg(workerId)}`, options);
+  }
+
+  /** `POST /v1/fleet/workers/{worker_id}/interrupt`: cancels a queued worker, interrupts a running one. */
+  async interruptWorker(workerId: string, options: RequestOptions = {}): Promise<FleetWorker> {
+    return this.request("POST", `/v1/fleet/workers/${seg(workerId)}/interrupt`, options);
+  }
+
+  /** `POST /v1/fleet/workers/{worker_id}/restart`: a new attempt on its thread, in its worktree. */
+  async restartWorker(workerId: string, options: RequestOptions = {}): Promise<FleetWorker> {
+    return this.request("POST", `/v1/fleet/workers/${seg(workerId)}/restart`, options);
+  }
+
+  /** `POST /v1/fleet/runs/{run_id}/stop`. */
+  async stopFleetRun(runId: string, options: RequestOptions = {}): Promise<FleetRunDetail> {
+    return this.request("POST", `/v1/fleet/runs/${seg(runId)}/stop`, options);
+  }
+
+  /** `POST /v1/fleet/runs/{run_id}/cleanup`: removes the worktrees, keeps the branches. */
+  async cleanUpFleetRun(runId: string, options: RequestOptions = {}): Promise<FleetRunDetail> {
+    return this.request("POST", `/v1/fleet/runs/${seg(runId)}/cleanup`, options);
+  }
+
+  /** The run's events, replayed and then live: see {@link fleetEvents}. */
+  fleetEvents(runId: string, options: FleetEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
+    return fleetEvents(this, runId, options);
   }
 
   // ---- streaming ------------------------------------------------------

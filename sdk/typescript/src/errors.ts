@@ -102,7 +102,8 @@ export type CapabilityName =
   | "usage"
   | "mobile"
   | "tasks"
-  | "automations";
+  | "automations"
+  | "fleet";
 
 /**
  * The server does not advertise what the call needs: `capability` is the

@@ -10,6 +10,8 @@ export {
 export type { ErrorKind, CapabilityName } from "./errors.js";
 export { streamEvents, isResync } from "./events.js";
 export type { EventsOptions, ReconnectOptions, ReconnectInfo, StreamResync, ThreadStreamItem } from "./events.js";
+export { fleetEvents } from "./fleet.js";
+export type { FleetEventsOptions } from "./fleet.js";
 export { registerTool, toolSpec } from "./tools.js";
 export type {
   ToolDefinition,

@@ -56,6 +56,20 @@ export type RuntimeInfo = Schemas["RuntimeInfo"];
 export type Capabilities = Schemas["Capabilities"];
 
 export type TaskRecord = Schemas["TaskRecord"];
+
+export type CreateFleetRun = Schemas["CreateFleetRun"];
+export type FleetWorkerSpec = Schemas["FleetWorkerSpec"];
+export type FleetRun = Schemas["FleetRun"];
+export type FleetRunDetail = Schemas["FleetRunDetail"];
+export type FleetRuns = Schemas["FleetRuns"];
+export type FleetWorker = Schemas["FleetWorker"];
+export type FleetWorkers = Schemas["FleetWorkers"];
+export type FleetCounts = Schemas["FleetCounts"];
+export type DiffStat = Schemas["DiffStat"];
+/** Query of `GET /v1/fleet/runs`. */
+export type ListFleetRuns = NonNullable<operations["listFleetRuns"]["parameters"]["query"]>;
+/** One event of a fleet run's stream (`payload` is the worker or the run after the change). */
+export type FleetEvent = Schemas["FleetEventEnvelope"];
 export type TaskStatus = Schemas["TaskStatus"];
 export type CreateTask = Schemas["CreateTask"];
 export type TasksCleared = Schemas["TasksCleared"];

@@ -247,3 +247,50 @@ test("automations: previewed, created, run by hand, paused, listed with their ru
   const gone = await client.getAutomation(auto.id).catch((e) => e);
   assert.equal(gone.status, 404);
 });
+
+test("fleet: a run of two workers, its event stream, workers, restart, and refusals", async (t) => {
+  const { runtime, client } = await setup(t);
+  assert.equal((await client.runtimeInfo()).capabilities.fleet, true);
+  await runtime.mock.push({ ...text("first done"), when_contains: "fleet-first" }, { ...text("second done"), when_contains: "fleet-second" });
+  const created = await client.createFleetRun({
+    workers: [{ prompt: "fleet-first" }, { prompt: "fleet-second" }],
+    workspace: runtime.workspace,
+    isolation: "shared",
+  });
+  assert.match(created.run.id, /^fleet_/);
+  assert.equal(created.workers.length, 2);
+  const seen = [];
+  for await (const event of client.fleetEvents(created.run.id)) {
+    seen.push(event);
+    if (event.event === "fleet.run.finished") break;
+  }
+  assert.equal(seen[0].event, "fleet.run.created");
+  assert.equal(seen.filter((e) => e.event === "fleet.worker.finished").length, 2);
+  assert.equal(seen.at(-1).payload.status, "completed");
+  const detail = await client.getFleetRun(created.run.id);
+  assert.deepEqual(detail.workers.map((w) => w.answer).sort(), ["first done", "second done"]);
+  const { runs } = await client.listFleetRuns();
+  assert.deepEqual(runs.map((r) => r.id), [created.run.id]);
+  const { workers } = await client.listFleetWorkers(created.run.id);
+  const worker = await client.getFleetWorker(workers[0].worker_id);
+  assert.equal(worker.status, "completed");
+
+  // Restarted, the worker runs again on its thread; interrupting a finished one is refused.
+  await runtime.mock.push({ ...text("again"), when_contains: "fleet-first" });
+  const restarted = await client.restartWorker(worker.worker_id);
+  assert.equal(restarted.attempts, 2);
+  const after = seen.at(-1).seq;
+  for await (const event of client.fleetEvents(created.run.id, { sinceSeq: after })) {
+    assert.ok(event.seq > after);
+    if (event.event === "fleet.run.finished") break;
+  }
+  assert.equal((await client.getFleetWorker(worker.worker_id)).answer, "again");
+  const refused = await client.interruptWorker(worker.worker_id).catch((e) => e);
+  assert.ok(refused instanceof RuntimeApiError);
+  assert.equal(refused.status, 409);
+  const stop = await client.stopFleetRun(created.run.id).catch((e) => e);
+  assert.equal(stop.status, 409);
+  // Worktree isolation needs a git repository.
+  const plain = await client.createFleetRun({ workers: [{ prompt: "p" }], workspace: runtime.workspace }).catch((e) => e);
+  assert.equal(plain.status, 409);
+});

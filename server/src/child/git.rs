@@ -24,6 +24,17 @@ const OVERRIDES: &[(&str, &str)] = &[
     ("credential.helper", ""),
     ("protocol.allow", "never"),
     ("status.submoduleSummary", "false"),
+    // Writes (fleet worktrees, commits) never sign, open an editor, touch
+    // submodules, run maintenance or guess a remote to track.
+    ("commit.gpgSign", "false"),
+    ("tag.gpgSign", "false"),
+    ("core.editor", ":"),
+    ("sequence.editor", ":"),
+    ("submodule.recurse", "false"),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+    ("branch.autoSetupMerge", "false"),
+    ("worktree.guessRemote", "false"),
 ];
 
 /// What to read.
@@ -131,7 +142,7 @@ pub async fn output_with_input(
 /// nothing, while attributes live in every directory, the index and
 /// `.git/info/attributes`. Fails (and so nothing is run) when config
 /// cannot be read.
-async fn repository_filters(workspace: &Path) -> io::Result<Vec<Vec<u8>>> {
+pub(super) async fn repository_filters(workspace: &Path) -> io::Result<Vec<Vec<u8>>> {
     let mut list = command(workspace, &[]);
     list.args([
         "config",
@@ -155,7 +166,7 @@ async fn repository_filters(workspace: &Path) -> io::Result<Vec<Vec<u8>>> {
 /// output (`scope\0name\0` pairs) from scopes other than global and system.
 /// Kept as bytes: a name that is not UTF-8 still names a driver, and a
 /// lossy copy would empty some other one.
-fn filters_in(listing: &[u8]) -> Vec<Vec<u8>> {
+pub(super) fn filters_in(listing: &[u8]) -> Vec<Vec<u8>> {
     let fields: Vec<&[u8]> = listing.split(|b| *b == 0).collect();
     let mut names: Vec<Vec<u8>> = fields
         .chunks(2)
@@ -174,7 +185,7 @@ fn filters_in(listing: &[u8]) -> Vec<Vec<u8>> {
 /// `git` with the scrubbed environment, no inherited `GIT_*` variables
 /// (they can point git at another repository, exec path or ssh command),
 /// the overrides above, and each named filter driver emptied.
-fn command(workspace: &Path, filters: &[Vec<u8>]) -> Command {
+pub(super) fn command(workspace: &Path, filters: &[Vec<u8>]) -> Command {
     command_from(env::current(), workspace, filters)
 }
 

@@ -5,3 +5,4 @@
 pub mod env;
 pub mod git;
 pub mod open;
+pub mod worktree;

@@ -10,7 +10,7 @@ use crate::{
     },
     runtime::{devices::Manager, error::RuntimeError, Runtime},
 };
-use app::service::{Reply, RuntimeService, ServiceError};
+use app::service::{FleetCommand, Reply, RuntimeService, ServiceError};
 use protocol::{
     AnswerUserInput, ApprovalDecided, CreatePairing, CreateThread, DecideApproval, DeviceRecord,
     DeviceRevoked, ListThreads, PairingCreated, PatchDevice, PatchThread, ProviderModels,
@@ -26,6 +26,7 @@ use protocol::{
     AutomationRecord, AutomationRun, CreateAutomation, ListAutomationRuns, ListTasks,
     PreviewSchedule, SchedulePreview, TaskRecord,
 };
+use protocol::{CreateFleetRun, FleetRunDetail, FleetRuns, ListFleetRuns};
 use std::sync::Arc;
 
 pub struct WebService {
@@ -115,6 +116,30 @@ impl RuntimeService for WebService {
 
     fn delete_automation(&self, id: String) -> Reply<'_, ()> {
         reply(async move { self.runtime.delete_automation(&id).await })
+    }
+
+    fn fleet_runs(&self, query: ListFleetRuns) -> Reply<'_, FleetRuns> {
+        reply(async move { self.runtime.fleet_runs(query).await })
+    }
+
+    fn fleet_run(&self, id: String) -> Reply<'_, FleetRunDetail> {
+        reply(async move { self.runtime.fleet_run(&id).await })
+    }
+
+    fn create_fleet_run(&self, request: CreateFleetRun) -> Reply<'_, FleetRunDetail> {
+        reply(async move { self.runtime.create_fleet_run(request).await })
+    }
+
+    fn fleet_command(&self, id: String, command: FleetCommand) -> Reply<'_, ()> {
+        reply(async move {
+            let runtime = &self.runtime;
+            match command {
+                FleetCommand::StopRun => runtime.stop_fleet_run(&id).await.map(drop),
+                FleetCommand::CleanUpRun => runtime.clean_up_fleet_run(&id).await.map(drop),
+                FleetCommand::InterruptWorker => runtime.interrupt_worker(&id).await.map(drop),
+                FleetCommand::RestartWorker => runtime.restart_worker(&id).await.map(drop),
+            }
+        })
     }
 
     fn threads(&self, query: ListThreads) -> Reply<'_, Vec<ThreadSummary>> {

@@ -11,6 +11,8 @@ pub const TOOL_CALL: &str = "call_";
 pub const TASK: &str = "task_";
 pub const AUTOMATION: &str = "auto_";
 pub const AUTOMATION_RUN: &str = "arun_";
+pub const FLEET_RUN: &str = "fleet_";
+pub const FLEET_WORKER: &str = "worker_";
 /// The longest hex part an id may have.
 const MAX_HEX: usize = 64;
 

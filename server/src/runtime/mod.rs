@@ -9,6 +9,7 @@ pub mod client_tools;
 pub mod devices;
 pub mod engine;
 pub mod error;
+pub mod fleet;
 pub mod followed;
 pub mod git;
 pub mod hosted_tools;
@@ -82,6 +83,8 @@ pub struct Runtime {
     tasks: tasks::TaskQueue,
     /// Wakes this process's automation scheduler (`automations/`).
     scheduler: automations::Scheduler,
+    /// Fleet runs' worktrees, runner and stream wake-ups (`fleet/`).
+    fleet: fleet::Fleet,
     clock: crate::clock::Clock,
     /// Held while this runtime lives: other processes see it in use.
     _lock: ProcessLock,
@@ -131,6 +134,7 @@ impl Runtime {
             recovered,
             tasks: Default::default(),
             scheduler: Default::default(),
+            fleet: fleet::Fleet::new(&options.home),
             clock: options.clock,
             _lock: lock,
         })

@@ -97,6 +97,8 @@ impl Runtime {
             created_at: clock::now(),
             started_at: None,
             finished_at: None,
+            fleet_run_id: None,
+            fleet_worker_id: None,
         })
     }
 
@@ -144,6 +146,11 @@ impl Runtime {
                 }
             }
         }
+        if let Some(worker) = &row.fleet_worker_id {
+            if row.status != TaskStatus::Running.as_str() {
+                self.settle_worker(worker).await;
+            }
+        }
         Ok(record(row))
     }
 
@@ -154,8 +161,10 @@ impl Runtime {
         })
     }
 
-    /// Runs queued tasks, `concurrency` at a time, until the runtime stops.
+    /// Runs queued tasks, `concurrency` at a time, until the runtime stops;
+    /// fleet workers run beside them, bounded by their own runs.
     pub fn run_tasks(self: &Arc<Self>, concurrency: usize) {
+        self.run_fleet();
         let runtime = Arc::clone(self);
         let slots = Arc::new(Semaphore::new(concurrency.max(1)));
         tokio::spawn(async move {
@@ -186,7 +195,7 @@ impl Runtime {
         });
     }
 
-    async fn run_task(&self, row: TaskRow) {
+    pub(super) async fn run_task(&self, row: TaskRow) {
         let id = row.id.clone();
         let (status, answer, error) = match self.task_turn(&row).await {
             Ok(ended) => ended,
@@ -197,8 +206,14 @@ impl Runtime {
             .ok()
             .flatten()
             .is_some_and(|row| row.cancel_requested);
+        // A fleet worker stopped mid-turn was interrupted: it can restart.
         let status = match status {
-            TaskStatus::Interrupted | TaskStatus::Failed if cancelled => TaskStatus::Cancelled,
+            TaskStatus::Interrupted | TaskStatus::Failed if cancelled => {
+                match row.fleet_worker_id {
+                    Some(_) => TaskStatus::Interrupted,
+                    None => TaskStatus::Cancelled,
+                }
+            }
             other => other,
         };
         let finished = tasks::finish(
@@ -212,6 +227,9 @@ impl Runtime {
         .await;
         if let Err(error) = finished {
             tracing::error!(%error, task = %id, "recording a task's end failed");
+        }
+        if let Some(worker) = &row.fleet_worker_id {
+            self.settle_worker(worker).await;
         }
     }
 
@@ -246,6 +264,9 @@ impl Runtime {
         };
         let followed = self.start_followed_turn(&thread_id, request).await?;
         tasks::started(self.store.pool(), &row.id, &thread_id, followed.turn_id()).await?;
+        if let Some(worker) = &row.fleet_worker_id {
+            self.fleet_worker_started(worker).await;
+        }
         // A cancel that came before the turn existed applies now.
         let cancel = tasks::get(self.store.pool(), &row.id).await?;
         if cancel.is_some_and(|row| row.cancel_requested) {

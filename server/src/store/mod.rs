@@ -5,6 +5,7 @@
 pub mod automations;
 pub mod devices;
 pub mod events;
+pub mod fleet;
 pub mod forwarded;
 pub mod process_lock;
 mod seq;

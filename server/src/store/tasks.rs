@@ -24,10 +24,15 @@ pub struct TaskRow {
     pub created_at: String,
     pub started_at: Option<String>,
     pub finished_at: Option<String>,
+    /// A fleet worker's attempt: claimed by the fleet's runner, at most
+    /// the run's `max_parallel` at once, not by the general queue.
+    pub fleet_run_id: Option<String>,
+    pub fleet_worker_id: Option<String>,
 }
 
 const COLUMNS: &str = "id, status, prompt, workspace, model, model_provider, mode, auto_approve, \
-    requeue_on_restart, thread_id, turn_id, answer, error, cancel_requested, created_at, started_at, finished_at";
+    requeue_on_restart, thread_id, turn_id, answer, error, cancel_requested, created_at, started_at, finished_at, \
+    fleet_run_id, fleet_worker_id";
 
 pub async fn insert<'e>(
     db: impl sqlx::SqliteExecutor<'e>,
@@ -35,8 +40,8 @@ pub async fn insert<'e>(
 ) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO tasks (id, status, prompt, workspace, model, model_provider, mode, auto_approve,
-             requeue_on_restart, thread_id, created_at)
-         VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             requeue_on_restart, thread_id, created_at, fleet_run_id, fleet_worker_id)
+         VALUES (?, 'queued', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&row.id)
     .bind(&row.prompt)
@@ -48,6 +53,8 @@ pub async fn insert<'e>(
     .bind(row.requeue_on_restart)
     .bind(&row.thread_id)
     .bind(&row.created_at)
+    .bind(&row.fleet_run_id)
+    .bind(&row.fleet_worker_id)
     .execute(db)
     .await?;
     Ok(())
@@ -77,11 +84,32 @@ pub async fn list(
     .await?)
 }
 
-/// Takes the oldest queued task, marking it running.
+/// Takes the oldest queued task that is not a fleet worker's, marking it
+/// running.
 pub async fn claim_next(pool: &SqlitePool, now: &str) -> Result<Option<TaskRow>, StoreError> {
     Ok(sqlx::query_as(&format!(
         "UPDATE tasks SET status = 'running', started_at = ?
-         WHERE seq = (SELECT seq FROM tasks WHERE status = 'queued' ORDER BY seq LIMIT 1)
+         WHERE seq = (SELECT seq FROM tasks WHERE status = 'queued' AND fleet_run_id IS NULL
+                      ORDER BY seq LIMIT 1)
+         RETURNING {COLUMNS}"
+    ))
+    .bind(now)
+    .fetch_optional(pool)
+    .await?)
+}
+
+/// Takes the oldest queued fleet worker's task whose run has fewer than
+/// its `max_parallel` running. One statement: two processes never claim
+/// past the limit.
+pub async fn claim_fleet(pool: &SqlitePool, now: &str) -> Result<Option<TaskRow>, StoreError> {
+    Ok(sqlx::query_as(&format!(
+        "UPDATE tasks SET status = 'running', started_at = ?
+         WHERE seq = (
+             SELECT t.seq FROM tasks t JOIN fleet_runs r ON r.id = t.fleet_run_id
+             WHERE t.status = 'queued'
+               AND (SELECT COUNT(*) FROM tasks u
+                    WHERE u.fleet_run_id = t.fleet_run_id AND u.status = 'running') < r.max_parallel
+             ORDER BY t.seq LIMIT 1)
          RETURNING {COLUMNS}"
     ))
     .bind(now)
@@ -145,11 +173,14 @@ pub async fn cancel(pool: &SqlitePool, id: &str, now: &str) -> Result<Option<Tas
     get(pool, id).await
 }
 
-/// Removes completed and cancelled tasks.
+/// Removes completed and cancelled tasks, except fleet workers' (their
+/// run shows them).
 pub async fn clear(pool: &SqlitePool) -> Result<u64, StoreError> {
-    let done = sqlx::query("DELETE FROM tasks WHERE status IN ('completed', 'cancelled')")
-        .execute(pool)
-        .await?;
+    let done = sqlx::query(
+        "DELETE FROM tasks WHERE status IN ('completed', 'cancelled') AND fleet_run_id IS NULL",
+    )
+    .execute(pool)
+    .await?;
     Ok(done.rows_affected())
 }
 

@@ -372,7 +372,16 @@ impl EventReader {
             event.event.as_str(),
             "SSE name = envelope event"
         );
-        if let Err(mismatch) =
+        if event.event.starts_with("fleet.") {
+            // A fleet stream: the worker or the run, as the document says.
+            let payload = envelope["payload"].clone();
+            let typed = if event.event.starts_with("fleet.worker.") {
+                serde_json::from_value::<protocol::FleetWorker>(payload).map(drop)
+            } else {
+                serde_json::from_value::<protocol::FleetRun>(payload).map(drop)
+            };
+            typed.unwrap_or_else(|e| panic!("{} payload: {e}", event.event));
+        } else if let Err(mismatch) =
             protocol::EventPayload::decode_exact(&event.event, &envelope["payload"])
         {
             panic!("{mismatch}");

@@ -25,6 +25,7 @@ mod doctor;
 mod edge_refusals;
 mod event_stream;
 mod exec_cli;
+mod fleet;
 mod git_untrusted;
 mod mobile_cli;
 mod mobile_pairing;

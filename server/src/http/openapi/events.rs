@@ -62,6 +62,41 @@ impl ToSchema for StreamFrame {
     }
 }
 
+/// One frame of `GET /v1/fleet/runs/{run_id}/events`.
+pub struct FleetStreamFrame;
+
+impl PartialSchema for FleetStreamFrame {
+    fn schema() -> RefOr<Schema> {
+        schema(json!({
+            "description": "One SSE frame: `id:` is the event's seq, `event:` its name, `data:` the event as JSON (a `FleetEventEnvelope`).",
+            "type": "object",
+            "required": ["id", "event", "data"],
+            "properties": {
+                "id": { "type": "string", "pattern": "^[0-9]+$", "description": "The seq (resume after it with `since_seq` or `Last-Event-ID`)" },
+                "event": { "type": "string", "enum": protocol::fleet_events::ALL },
+                "data": {
+                    "type": "string",
+                    "contentMediaType": "application/json",
+                    "contentSchema": reference("FleetEventEnvelope"),
+                },
+            },
+        }))
+    }
+}
+
+impl ToSchema for FleetStreamFrame {
+    fn name() -> Cow<'static, str> {
+        Cow::Borrowed("FleetStreamFrame")
+    }
+
+    fn schemas(out: &mut Schemas) {
+        out.push((
+            protocol::FleetEventEnvelope::name().into_owned(),
+            protocol::FleetEventEnvelope::schema(),
+        ));
+    }
+}
+
 fn payloads() -> Vec<PayloadEntry> {
     fn entry<T: ToSchema>(name: EventName) -> PayloadEntry {
         fn add<T: ToSchema>(out: &mut Schemas) {

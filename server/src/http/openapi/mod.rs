@@ -10,9 +10,10 @@
 mod automation_rules;
 mod errors;
 mod events;
+mod fleet_rules;
 mod rules;
 
-pub use events::{StreamEvent, StreamFrame};
+pub use events::{FleetStreamFrame, StreamEvent, StreamFrame};
 
 use crate::http::{routes, state::AppState};
 use axum::Router;
@@ -62,6 +63,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "workspace", description = "The workspace: browse, read files, git status, the diff against HEAD"),
         (name = "tasks", description = "Turns queued to run with no client attached"),
         (name = "automations", description = "Prompts run on a schedule, each run a task"),
+        (name = "fleet", description = "Workers side by side, each in its own git worktree and branch, with the run's event stream"),
     ),
 )]
 struct ApiDoc;
@@ -118,6 +120,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::workspace::router())
         .merge(routes::tasks::router())
         .merge(routes::automations::router())
+        .merge(routes::fleet::router())
         .split_for_parts()
 }
 

@@ -48,6 +48,7 @@ pub fn add(document: &mut Value) {
     request_bodies(&mut document["components"]["schemas"]);
     workspace_bounds(&mut document["components"]["schemas"]);
     super::automation_rules::add(document);
+    super::fleet_rules::add(document);
 }
 
 /// The prefix of the ids a path parameter takes, if the runtime makes them.
@@ -58,6 +59,8 @@ fn id_prefix(path: &str, parameter: &str) -> Option<&'static str> {
         "id" if path.starts_with("/v1/tasks/") => Some(ids::TASK),
         "id" if path.starts_with("/v1/automations/") => Some(ids::AUTOMATION),
         "thread_id" => Some(ids::THREAD),
+        "run_id" if path.starts_with("/v1/fleet/") => Some(ids::FLEET_RUN),
+        "worker_id" if path.starts_with("/v1/fleet/") => Some(ids::FLEET_WORKER),
         "turn_id" => Some(ids::TURN),
         "approval_id" => Some(ids::APPROVAL),
         "input_id" => Some(ids::USER_INPUT),

@@ -4,6 +4,7 @@ pub mod approvals;
 pub mod automations;
 pub mod bootstrap;
 pub mod devices;
+pub mod fleet;
 pub mod info;
 pub mod pairing;
 pub mod review;

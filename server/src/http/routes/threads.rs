@@ -131,12 +131,38 @@ async fn resume(
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
 #[serde(deny_unknown_fields)]
-struct EventsQuery {
+pub(super) struct EventsQuery {
     /// Replay events after this seq, then follow live. Wins over `Last-Event-ID`.
     since_seq: Option<i64>,
     /// Replay only the newest this-many events after the cursor (0–4096);
     /// the first event's `previous_seq` then shows what was skipped.
     replay_limit: Option<i64>,
+}
+
+impl EventsQuery {
+    /// The cursor: `since_seq`, else `Last-Event-ID`, else 0. A malformed
+    /// Last-Event-ID is refused even when since_seq wins.
+    pub(super) fn cursor(&self, headers: &HeaderMap) -> Result<Cursor, ApiError> {
+        let last_event_id = last_event_id(headers)?;
+        Ok(Cursor {
+            since_seq: self.since_seq.or(last_event_id).unwrap_or(0),
+            replay_limit: self.replay_limit,
+        })
+    }
+}
+
+/// Frames as SSE: `id:` the seq, `event:` the name, `data:` the envelope,
+/// a keep-alive comment every 15 s.
+pub(super) fn sse(
+    frames: tokio::sync::mpsc::Receiver<crate::runtime::stream::Frame>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let events = ReceiverStream::new(frames).map(|frame| {
+        Ok(Event::default()
+            .id(frame.seq.to_string())
+            .event(frame.event)
+            .data(frame.data))
+    });
+    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
 }
 
 /// SSE. The cursor is `since_seq`, else `Last-Event-ID` (what a browser's
@@ -158,21 +184,11 @@ async fn events(
     Query(query): Query<EventsQuery>,
     headers: HeaderMap,
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
-    // A malformed Last-Event-ID is refused even when since_seq wins.
-    let last_event_id = last_event_id(&headers)?;
-    let since_seq = query.since_seq.or(last_event_id).unwrap_or(0);
-    let cursor = Cursor {
-        since_seq,
-        replay_limit: query.replay_limit,
-    };
-    let frames = state.runtime.subscribe(&id, cursor).await?;
-    let events = ReceiverStream::new(frames).map(|frame| {
-        Ok(Event::default()
-            .id(frame.seq.to_string())
-            .event(frame.event)
-            .data(frame.data))
-    });
-    Ok(Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15))))
+    let frames = state
+        .runtime
+        .subscribe(&id, query.cursor(&headers)?)
+        .await?;
+    Ok(sse(frames))
 }
 
 /// The most digits a `Last-Event-ID` may have: every seq fits, and so does

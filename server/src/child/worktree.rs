@@ -1,0 +1,303 @@
+//! Git worktrees for fleet workers, made and read through the same
+//! disarmed git as every read (`git.rs`): no hooks, no filters from the
+//! repository's config, no signing, editor, submodules or maintenance.
+//!
+//! A worktree is made in two steps, because `worktree add` checks out with
+//! the filters of config only the new worktree sees (`includeIf
+//! "onbranch:…"`): add it without a checkout, then `reset --hard` inside it
+//! with its own filters emptied. Every later command pins `--git-dir`, as
+//! the worker can rewrite the worktree's `.git` file. LFS content is left
+//! as pointers: its smudge filter is a program too.
+
+use super::git::{command, filters_in, repository_filters};
+use protocol::{DiffStat, DiffStatFile};
+use std::{
+    io,
+    path::{Path, PathBuf},
+};
+use tokio::process::Command;
+
+/// The repository a workspace is in, as a fleet needs it.
+#[derive(Clone, Debug)]
+pub struct Repository {
+    /// The top of the workspace's work tree.
+    pub top: PathBuf,
+    /// The workspace relative to `top` (empty at the top).
+    pub prefix: PathBuf,
+    /// The git directory shared by all its worktrees.
+    pub common_git_dir: PathBuf,
+    /// The HEAD commit: what every worktree starts from.
+    pub head: String,
+}
+
+/// A worktree made for a worker.
+#[derive(Clone, Debug)]
+pub struct Worktree {
+    pub path: PathBuf,
+    /// Its own git directory (inside the common one), pinned from now on.
+    pub git_dir: PathBuf,
+}
+
+/// Reads the repository `workspace` is in, refusing what a worktree
+/// cannot be made from: no repository, a bare one, a partial clone (its
+/// checkout would fetch) or one without a commit.
+pub async fn inspect(workspace: &Path) -> Result<Repository, String> {
+    let bare = rev_parse(workspace, &["--is-bare-repository"])
+        .await
+        .map_err(|_| format!("{} is not in a git repository", workspace.display()))?;
+    if bare == "true" {
+        return Err("the repository is bare: it has no work tree to branch".into());
+    }
+    let top = rev_parse(workspace, &["--show-toplevel"]).await?;
+    let prefix = rev_parse(workspace, &["--show-prefix"]).await?;
+    let common = rev_parse(workspace, &["--path-format=absolute", "--git-common-dir"]).await?;
+    let partial = git(
+        workspace,
+        &[],
+        &["config", "--get", "extensions.partialClone"],
+    )
+    .await;
+    let promisor = git(
+        workspace,
+        &[],
+        &["config", "--get-regexp", r"^remote\..*\.promisor$"],
+    )
+    .await;
+    if partial.is_ok() || promisor.is_ok_and(|out| out.contains("true")) {
+        return Err("the repository is a partial clone: its worktrees would fetch".into());
+    }
+    let head = rev_parse(workspace, &["--verify", "-q", "HEAD^{commit}"])
+        .await
+        .map_err(|_| "the repository has no commit yet: commit something first".to_string())?;
+    Ok(Repository {
+        top: PathBuf::from(top),
+        prefix: PathBuf::from(prefix),
+        common_git_dir: PathBuf::from(common),
+        head,
+    })
+}
+
+/// Adds a worktree at `path` on a new `branch` from `base`.
+pub async fn add(
+    repository: &Repository,
+    path: &Path,
+    branch: &str,
+    base: &str,
+) -> Result<Worktree, String> {
+    let filters = repository_filters(&repository.top)
+        .await
+        .map_err(|e| e.to_string())?;
+    let path_arg = path.to_string_lossy();
+    git(
+        &repository.top,
+        &filters,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "--no-checkout",
+            "--no-track",
+            "-b",
+            branch,
+            &path_arg,
+            base,
+        ],
+    )
+    .await?;
+    let git_dir = PathBuf::from(rev_parse(path, &["--absolute-git-dir"]).await?);
+    let worktree = Worktree {
+        path: path.to_path_buf(),
+        git_dir,
+    };
+    pinned(
+        &worktree,
+        &["reset", "-q", "--hard", "--no-recurse-submodules"],
+    )
+    .await?;
+    Ok(worktree)
+}
+
+/// Commits everything the worker changed on its branch (hooks and signing
+/// off, codewhale's identity); `None` when nothing changed.
+pub async fn commit_all(worktree: &Worktree, message: &str) -> Result<Option<String>, String> {
+    pinned(worktree, &["add", "-A"]).await?;
+    let staged = pinned(worktree, &["diff", "--cached", "--quiet", "--no-ext-diff"]).await;
+    if staged.is_ok() {
+        return Ok(None);
+    }
+    pinned(
+        worktree,
+        &[
+            "commit",
+            "-q",
+            "--no-verify",
+            "--no-gpg-sign",
+            "--no-edit",
+            "-m",
+            message,
+        ],
+    )
+    .await?;
+    let head = pinned(worktree, &["rev-parse", "--verify", "HEAD^{commit}"]).await?;
+    Ok(Some(head.trim().to_string()))
+}
+
+/// What `branch` changed against `base`, per file.
+pub async fn diff_stat(worktree: &Worktree, base: &str, branch: &str) -> Result<DiffStat, String> {
+    let branch_ref = format!("refs/heads/{branch}");
+    let listing = pinned(
+        worktree,
+        &[
+            "diff-tree",
+            "-r",
+            "-z",
+            "--numstat",
+            "--no-renames",
+            base,
+            &branch_ref,
+        ],
+    )
+    .await?;
+    Ok(parse_numstat(&listing))
+}
+
+/// Removes the worktree (its files and git's record of it); the branch
+/// stays. A worktree already gone is fine.
+pub async fn remove(repository_top: &Path, path: &Path) -> Result<(), String> {
+    let path_arg = path.to_string_lossy();
+    let removed = git(
+        repository_top,
+        &[],
+        &["worktree", "remove", "--force", "--force", &path_arg],
+    )
+    .await;
+    if removed.is_err() && path.exists() {
+        tokio::fs::remove_dir_all(path)
+            .await
+            .map_err(|e| format!("removing {}: {e}", path.display()))?;
+    }
+    git(repository_top, &[], &["worktree", "prune"]).await?;
+    Ok(())
+}
+
+/// `git rev-parse <args>`'s single line.
+async fn rev_parse(dir: &Path, args: &[&str]) -> Result<String, String> {
+    let mut argv = vec!["rev-parse"];
+    argv.extend_from_slice(args);
+    Ok(git(dir, &[], &argv)
+        .await?
+        .trim_end_matches('\n')
+        .to_string())
+}
+
+/// Git in the worktree with its git directory pinned and its own filters
+/// (recomputed now: the worker may have changed its config) emptied.
+async fn pinned(worktree: &Worktree, args: &[&str]) -> Result<String, String> {
+    let listing = pinned_with(
+        worktree,
+        &[],
+        &[
+            "config",
+            "--list",
+            "--includes",
+            "--show-scope",
+            "--name-only",
+            "--null",
+        ],
+    )
+    .await?;
+    let out = pinned_with(worktree, &filters_in(&listing), args).await?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+async fn pinned_with(
+    worktree: &Worktree,
+    filters: &[Vec<u8>],
+    args: &[&str],
+) -> Result<Vec<u8>, String> {
+    let mut command = armless(&worktree.path, filters);
+    command
+        .arg("--git-dir")
+        .arg(&worktree.git_dir)
+        .arg("--work-tree")
+        .arg(&worktree.path)
+        .args(args);
+    finish(command, args).await
+}
+
+async fn git(dir: &Path, filters: &[Vec<u8>], args: &[&str]) -> Result<String, String> {
+    let mut command = armless(dir, filters);
+    command.args(args);
+    let out = finish(command, args).await?;
+    Ok(String::from_utf8_lossy(&out).into_owned())
+}
+
+/// The disarmed command, with LFS's smudge filter off too and codewhale's
+/// identity for commits.
+fn armless(dir: &Path, filters: &[Vec<u8>]) -> Command {
+    let mut filters = filters.to_vec();
+    filters.push(b"lfs".to_vec());
+    let mut command = command(dir, &filters);
+    command
+        .env("GIT_LFS_SKIP_SMUDGE", "1")
+        .env("GIT_AUTHOR_NAME", "codewhale")
+        .env("GIT_AUTHOR_EMAIL", "codewhale@localhost")
+        .env("GIT_COMMITTER_NAME", "codewhale")
+        .env("GIT_COMMITTER_EMAIL", "codewhale@localhost");
+    command
+}
+
+async fn finish(mut command: Command, args: &[&str]) -> Result<Vec<u8>, String> {
+    let out = command
+        .output()
+        .await
+        .map_err(|e: io::Error| format!("cannot run git: {e}"))?;
+    if out.status.success() {
+        return Ok(out.stdout);
+    }
+    let what = args.first().copied().unwrap_or("git");
+    Err(format!(
+        "git {what} failed: {}",
+        String::from_utf8_lossy(&out.stderr).trim()
+    ))
+}
+
+/// `diff-tree -z --numstat` output: `added\tdeleted\tpath\0` per file,
+/// `-\t-\t` for a binary one.
+fn parse_numstat(listing: &str) -> DiffStat {
+    let files: Vec<DiffStatFile> = listing
+        .split('\0')
+        .filter_map(|entry| {
+            let mut parts = entry.splitn(3, '\t');
+            let (added, deleted, path) = (parts.next()?, parts.next()?, parts.next()?);
+            let binary = added == "-";
+            Some(DiffStatFile {
+                path: path.to_string(),
+                insertions: added.parse().unwrap_or(0),
+                deletions: deleted.parse().unwrap_or(0),
+                binary,
+            })
+        })
+        .collect();
+    DiffStat {
+        files_changed: files.len() as u32,
+        insertions: files.iter().map(|f| f.insertions).sum(),
+        deletions: files.iter().map(|f| f.deletions).sum(),
+        files,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numstat_counts_lines_and_binaries() {
+        let stat = parse_numstat("3\t1\tsrc/a.rs\0-\t-\timg.png\x000\t2\tsp ace\t.txt\0");
+        assert_eq!(stat.files_changed, 3);
+        assert_eq!((stat.insertions, stat.deletions), (3, 3));
+        assert!(stat.files[1].binary);
+        assert_eq!(stat.files[2].path, "sp ace\t.txt");
+        assert_eq!(parse_numstat("").files_changed, 0);
+    }
+}

@@ -1,0 +1,269 @@
+//! Fleet runs: several workers on one workspace, each worker's attempt a
+//! task (`tasks.rs`) that the fleet's runner claims at most `max_parallel`
+//! at a time per run (`runner.rs`). With worktree isolation each worker
+//! gets a `git worktree` under `$CODEWHALE_HOME/worktrees/<run>/<n>` on a
+//! branch `codewhale/<run>/<n>` made from the workspace's HEAD commit; when
+//! an attempt ends its changes are committed on that branch and measured
+//! against the base, so the result is branches to review. The user's own
+//! checkout is never touched. Every change of a run is an event in its log
+//! (`stream.rs`).
+
+mod create;
+mod records;
+mod runner;
+pub mod stream;
+
+use super::{error::RuntimeError, Runtime};
+use crate::{
+    child::worktree,
+    clock,
+    store::fleet::{self as store, FleetRunRow},
+    store::tasks,
+};
+use protocol::{
+    fleet_events, CreateTask, FleetRunDetail, FleetRuns, FleetWorker, FleetWorkers, ListFleetRuns,
+};
+use std::path::{Path, PathBuf};
+use tokio::sync::{watch, Mutex, Notify};
+
+pub const MAX_WORKERS: usize = 16;
+pub const MAX_PARALLEL: u32 = 16;
+/// Workers at once when the request does not say.
+const DEFAULT_PARALLEL: u32 = 4;
+pub const MAX_LIST: u32 = 200;
+const DEFAULT_LIST: u32 = 50;
+
+/// The fleet's process-wide state.
+pub struct Fleet {
+    /// `$CODEWHALE_HOME/worktrees`.
+    worktrees: PathBuf,
+    /// Wakes the fleet runner: a worker was queued here.
+    queued: Notify,
+    /// The newest fleet event this process wrote (wakes the streams).
+    events: watch::Sender<i64>,
+    /// One settlement at a time: an attempt's end is committed once.
+    settling: Mutex<()>,
+}
+
+impl Fleet {
+    pub fn new(home: &Path) -> Self {
+        Fleet {
+            worktrees: home.join("worktrees"),
+            queued: Notify::new(),
+            events: watch::channel(0).0,
+            settling: Mutex::new(()),
+        }
+    }
+}
+
+impl Runtime {
+    pub async fn fleet_runs(&self, query: ListFleetRuns) -> Result<FleetRuns, RuntimeError> {
+        let limit = query.limit.unwrap_or(DEFAULT_LIST);
+        if !(1..=MAX_LIST).contains(&limit) {
+            return Err(RuntimeError::invalid(format!(
+                "limit must be between 1 and {MAX_LIST}"
+            )));
+        }
+        let mut runs = Vec::new();
+        for row in store::runs(self.store.pool(), limit).await? {
+            let workers = store::workers(self.store.pool(), &row.id).await?;
+            runs.push(records::run(row, &workers));
+        }
+        Ok(FleetRuns { runs })
+    }
+
+    /// The run and its workers: each one's branch, diff stat and answer.
+    pub async fn fleet_run(&self, run_id: &str) -> Result<FleetRunDetail, RuntimeError> {
+        let row = self.run_row(run_id).await?;
+        let workers = store::workers(self.store.pool(), run_id).await?;
+        Ok(FleetRunDetail {
+            run: records::run(row, &workers),
+            workers: workers.into_iter().map(records::worker).collect(),
+        })
+    }
+
+    pub async fn fleet_workers(&self, run_id: &str) -> Result<FleetWorkers, RuntimeError> {
+        self.run_row(run_id).await?;
+        let workers = store::workers(self.store.pool(), run_id).await?;
+        Ok(FleetWorkers {
+            workers: workers.into_iter().map(records::worker).collect(),
+        })
+    }
+
+    pub async fn fleet_worker(&self, worker_id: &str) -> Result<FleetWorker, RuntimeError> {
+        Ok(records::worker(self.worker_view(worker_id).await?))
+    }
+
+    /// Interrupts the worker's attempt: a queued one is cancelled, a
+    /// running one's turn stops and the attempt ends `interrupted`.
+    pub async fn interrupt_worker(&self, worker_id: &str) -> Result<FleetWorker, RuntimeError> {
+        let view = self.worker_view(worker_id).await?;
+        if records::is_final(&view.status) {
+            return Err(RuntimeError::Conflict(format!(
+                "worker {worker_id} is not running ({}); restart it instead",
+                view.status
+            )));
+        }
+        self.cancel_task(&view.worker.task_id).await?;
+        self.fleet_worker(worker_id).await
+    }
+
+    /// Runs the worker again: a new attempt, on its thread (so it sees what
+    /// it did) and in its worktree as it was left.
+    pub async fn restart_worker(&self, worker_id: &str) -> Result<FleetWorker, RuntimeError> {
+        let view = self.worker_view(worker_id).await?;
+        if !records::is_final(&view.status) {
+            return Err(RuntimeError::Conflict(format!(
+                "worker {worker_id} is still {}; interrupt it first",
+                view.status
+            )));
+        }
+        let run = self.run_row(&view.worker.run_id).await?;
+        if run.cleaned_up && view.worker.worktree.is_some() {
+            return Err(RuntimeError::Conflict(
+                "the run's worktrees were removed; start a new run".into(),
+            ));
+        }
+        let worker = &view.worker;
+        let mut task = self
+            .task_row(CreateTask {
+                prompt: worker.prompt.clone(),
+                model: worker.model.clone(),
+                model_provider: worker.model_provider.clone(),
+                mode: worker
+                    .mode
+                    .as_deref()
+                    .and_then(|m| protocol::Mode::parse(m).ok()),
+                auto_approve: run.auto_approve,
+                ..CreateTask::default()
+            })
+            .await?;
+        task.workspace = Some(worker.workspace.clone());
+        task.thread_id = view.thread_id.clone();
+        task.fleet_run_id = Some(run.id.clone());
+        task.fleet_worker_id = Some(worker.id.clone());
+        let mut tx = self
+            .store
+            .pool()
+            .begin()
+            .await
+            .map_err(crate::store::StoreError::from)?;
+        tasks::insert(&mut *tx, &task).await?;
+        if !store::restart(&mut tx, &worker.id, &worker.task_id, &task.id).await? {
+            return Err(RuntimeError::Conflict(format!(
+                "worker {worker_id} was restarted meanwhile"
+            )));
+        }
+        tx.commit().await.map_err(crate::store::StoreError::from)?;
+        let restarted = self.fleet_worker(worker_id).await?;
+        self.worker_event(&restarted, fleet_events::WORKER_QUEUED)
+            .await;
+        self.fleet.queued.notify_one();
+        Ok(restarted)
+    }
+
+    /// Stops the run: queued workers are cancelled, running ones
+    /// interrupted. A run with nothing left to stop is a conflict.
+    pub async fn stop_fleet_run(&self, run_id: &str) -> Result<FleetRunDetail, RuntimeError> {
+        self.run_row(run_id).await?;
+        let live: Vec<_> = store::workers(self.store.pool(), run_id)
+            .await?
+            .into_iter()
+            .filter(|w| !records::is_final(&w.status))
+            .collect();
+        if live.is_empty() {
+            return Err(RuntimeError::Conflict(format!(
+                "fleet run {run_id} has no worker left running"
+            )));
+        }
+        store::stop(self.store.pool(), run_id, &clock::now()).await?;
+        // Said first, so the stream reads stop → the workers' ends.
+        let stopping = self.fleet_run(run_id).await?;
+        self.fleet_event(run_id, None, fleet_events::RUN_STOPPED, &stopping.run)
+            .await;
+        for worker in &live {
+            // One that ended meanwhile refuses: nothing to stop.
+            let _ = self.cancel_task(&worker.worker.task_id).await;
+        }
+        self.fleet_run(run_id).await
+    }
+
+    /// Removes the run's worktrees (their branches, with each worker's
+    /// commit, stay). Only once every worker has ended.
+    pub async fn clean_up_fleet_run(&self, run_id: &str) -> Result<FleetRunDetail, RuntimeError> {
+        let run = self.run_row(run_id).await?;
+        let Some(top) = run.repo_top.as_deref() else {
+            return Err(RuntimeError::Conflict(
+                "a shared run has no worktrees to remove".into(),
+            ));
+        };
+        let workers = store::workers(self.store.pool(), run_id).await?;
+        if workers.iter().any(|w| !records::is_final(&w.status)) {
+            return Err(RuntimeError::Conflict(
+                "workers are still running; stop the run first".into(),
+            ));
+        }
+        if !run.cleaned_up {
+            for worker in &workers {
+                if let Some(path) = &worker.worker.worktree {
+                    worktree::remove(Path::new(top), Path::new(path))
+                        .await
+                        .map_err(RuntimeError::Conflict)?;
+                }
+            }
+            let _ = std::fs::remove_dir(self.fleet.worktrees.join(run_id));
+            store::mark_cleaned_up(self.store.pool(), run_id).await?;
+            let detail = self.fleet_run(run_id).await?;
+            self.fleet_event(run_id, None, fleet_events::RUN_CLEANED_UP, &detail.run)
+                .await;
+        }
+        self.fleet_run(run_id).await
+    }
+
+    async fn run_row(&self, run_id: &str) -> Result<FleetRunRow, RuntimeError> {
+        store::run(self.store.pool(), run_id)
+            .await?
+            .ok_or_else(|| RuntimeError::NotFound(format!("no fleet run {run_id}")))
+    }
+
+    async fn worker_view(&self, worker_id: &str) -> Result<store::WorkerView, RuntimeError> {
+        store::worker(self.store.pool(), worker_id)
+            .await?
+            .ok_or_else(|| RuntimeError::NotFound(format!("no fleet worker {worker_id}")))
+    }
+
+    async fn worker_event(&self, worker: &FleetWorker, event: &str) {
+        self.fleet_event(&worker.run_id, Some(&worker.worker_id), event, worker)
+            .await;
+    }
+
+    /// Appends to the run's log. The state is already stored; an event
+    /// that cannot be written is logged, not a failed operation.
+    async fn fleet_event(
+        &self,
+        run_id: &str,
+        worker_id: Option<&str>,
+        event: &str,
+        payload: &impl serde::Serialize,
+    ) {
+        let payload = match serde_json::to_string(payload) {
+            Ok(payload) => payload,
+            Err(error) => return tracing::error!(%error, "a fleet event payload"),
+        };
+        let appended = store::append_event(
+            self.store.pool(),
+            run_id,
+            worker_id,
+            event,
+            &payload,
+            &clock::now(),
+        )
+        .await;
+        match appended {
+            Ok(seq) => {
+                self.fleet.events.send_replace(seq);
+            }
+            Err(error) => tracing::error!(%error, run = run_id, "writing a fleet event failed"),
+        }
+    }
+}

@@ -1,0 +1,157 @@
+//! Runs fleet workers: claims their queued attempts (at most each run's
+//! `max_parallel` at once, outside the general task limit) and records how
+//! each attempt ended — its changes committed on the worker's branch, the
+//! diff stat against the base, the events.
+
+use super::{records, store};
+use crate::{
+    child::worktree::{self, Worktree},
+    clock,
+    runtime::Runtime,
+    store::tasks,
+};
+use protocol::fleet_events;
+use std::{path::PathBuf, sync::Arc, time::Duration};
+
+/// How often an idle runner looks for workers another process queued.
+const POLL: Duration = Duration::from_secs(1);
+
+impl Runtime {
+    /// Runs queued fleet workers until the runtime stops. Ends first left
+    /// unrecorded by an earlier process are recorded now.
+    pub(in crate::runtime) fn run_fleet(self: &Arc<Self>) {
+        let runtime = Arc::clone(self);
+        tokio::spawn(async move {
+            match store::unsettled(runtime.store.pool()).await {
+                Ok(ids) => {
+                    for id in ids {
+                        runtime.settle_worker(&id).await;
+                    }
+                }
+                Err(error) => tracing::warn!(%error, "reading unrecorded fleet workers failed"),
+            }
+            let mut stopped = runtime.stopped.clone();
+            loop {
+                match tasks::claim_fleet(runtime.store.pool(), &clock::now()).await {
+                    Ok(Some(row)) => {
+                        let runtime = runtime.clone();
+                        tokio::spawn(async move { runtime.run_task(row).await });
+                        continue;
+                    }
+                    Ok(None) => {}
+                    Err(error) => tracing::warn!(%error, "reading the fleet queue failed"),
+                }
+                tokio::select! {
+                    () = runtime.fleet.queued.notified() => {}
+                    () = tokio::time::sleep(POLL) => {}
+                    _ = stopped.wait_for(|stopped| *stopped) => return,
+                }
+            }
+        });
+    }
+
+    /// A worker's attempt has its thread and turn.
+    pub(in crate::runtime) async fn fleet_worker_started(&self, worker_id: &str) {
+        if let Ok(worker) = self.fleet_worker(worker_id).await {
+            self.worker_event(&worker, fleet_events::WORKER_STARTED)
+                .await;
+        }
+    }
+
+    /// Records the end of the worker's current attempt, once: commits its
+    /// changes on its branch, measures them, and says so; the run's end
+    /// when it was the last. A slot may have opened: the runner looks.
+    pub(in crate::runtime) async fn settle_worker(&self, worker_id: &str) {
+        let _one_at_a_time = self.fleet.settling.lock().await;
+        self.fleet.queued.notify_one();
+        let Ok(view) = self.worker_view(worker_id).await else {
+            return;
+        };
+        let worker = &view.worker;
+        if !records::is_final(&view.status)
+            || worker.settled_task_id.as_deref() == Some(worker.task_id.as_str())
+        {
+            return;
+        }
+        let (commit, stat) = match self.commit_worker(&view).await {
+            Ok(done) => done,
+            Err(error) => {
+                tracing::warn!(%error, worker = worker_id, "recording a fleet worker's changes failed");
+                (None, None)
+            }
+        };
+        let stat = stat.and_then(|s| serde_json::to_string(&s).ok());
+        let settled = store::settle(
+            self.store.pool(),
+            worker_id,
+            &worker.task_id,
+            commit.as_deref(),
+            stat.as_deref(),
+        )
+        .await;
+        match settled {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(error) => {
+                return tracing::error!(%error, worker = worker_id, "recording a fleet worker's end failed")
+            }
+        }
+        if let Ok(worker) = self.fleet_worker(worker_id).await {
+            self.worker_event(&worker, fleet_events::WORKER_FINISHED)
+                .await;
+        }
+        let run_id = &worker.run_id;
+        if let Ok(true) = store::finish_if_done(self.store.pool(), run_id, &clock::now()).await {
+            if let Ok(detail) = self.fleet_run(run_id).await {
+                self.fleet_event(run_id, None, fleet_events::RUN_FINISHED, &detail.run)
+                    .await;
+            }
+        }
+    }
+
+    /// Commits what the attempt changed in the worker's worktree and
+    /// measures its branch against the run's base commit.
+    async fn commit_worker(
+        &self,
+        view: &store::WorkerView,
+    ) -> Result<(Option<String>, Option<protocol::DiffStat>), String> {
+        let worker = &view.worker;
+        let (Some(path), Some(git_dir), Some(branch)) =
+            (&worker.worktree, &worker.git_dir, &worker.branch)
+        else {
+            return Ok((None, None)); // shared: nothing of its own to commit
+        };
+        let run = self
+            .run_row(&worker.run_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        let Some(base) = run.base_commit.as_deref() else {
+            return Ok((None, None));
+        };
+        if run.cleaned_up {
+            return Ok((None, None));
+        }
+        let tree = Worktree {
+            path: PathBuf::from(path),
+            git_dir: PathBuf::from(git_dir),
+        };
+        let title = view_title(&worker.prompt);
+        let message = format!(
+            "{title}\n\ncodewhale fleet run {} worker {} (attempt {}, {})",
+            worker.run_id, worker.idx, worker.attempts, view.status
+        );
+        let commit = worktree::commit_all(&tree, &message).await?;
+        let stat = worktree::diff_stat(&tree, base, branch).await?;
+        Ok((commit, Some(stat)))
+    }
+}
+
+/// The prompt's first line, short, as a commit title.
+fn view_title(prompt: &str) -> String {
+    let line = prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
+    let mut title: String = line.trim().chars().take(72).collect();
+    if title.is_empty() {
+        title = "fleet worker".into();
+    }
+    title
+}
