@@ -877,6 +877,183 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/fleet/runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Fleet runs, newest first. */
+        get: operations["listFleetRuns"];
+        put?: never;
+        /**
+         * Starts a fleet: every worker queued at once, `max_parallel` running at
+         *     a time. With worktree isolation (the default) each worker gets a git
+         *     worktree and branch made from the workspace's HEAD commit.
+         */
+        post: operations["createFleetRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The run and its result: each worker's status, branch, diff stat and
+         *     final answer.
+         */
+        get: operations["getFleetRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/runs/{run_id}/workers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The run's workers in order. */
+        get: operations["listFleetWorkers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/runs/{run_id}/stop": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Stops the run: queued workers are cancelled, running ones interrupted. */
+        post: operations["stopFleetRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/runs/{run_id}/cleanup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Removes the run's worktrees once every worker has ended; the branches,
+         *     with each worker's commit, stay. Removing them twice is fine.
+         */
+        post: operations["cleanUpFleetRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/runs/{run_id}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * SSE: the run's events (`fleet.run.created`, `fleet.worker.queued`,
+         *     `fleet.worker.started`, `fleet.worker.finished`, `fleet.run.stopped`,
+         *     `fleet.run.finished`, `fleet.run.cleaned_up`), replayed from the cursor
+         *     and then live, with the thread streams' cursor rules. A worker event's
+         *     payload is the worker as it is after the change; a run event's is the
+         *     run.
+         */
+        get: operations["streamFleetEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/workers/{worker_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One worker. */
+        get: operations["getFleetWorker"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/workers/{worker_id}/interrupt": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Interrupts the worker: a queued one is cancelled, a running one's turn
+         *     stops and it ends `interrupted` (restart it to go on).
+         */
+        post: operations["interruptFleetWorker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/fleet/workers/{worker_id}/restart": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs an ended worker again: a new attempt on its thread, in its
+         *     worktree as it was left.
+         */
+        post: operations["restartFleetWorker"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1058,6 +1235,8 @@ export interface components {
             tasks?: boolean;
             /** @description `/v1/automations`: prompts run on a schedule, each run a task. */
             automations?: boolean;
+            /** @description `/v1/fleet`: workers side by side in worktrees, with an event stream. */
+            fleet?: boolean;
         };
         /** @description `POST /v1/threads/{id}/compact`. */
         CompactThread: {
@@ -1096,6 +1275,27 @@ export interface components {
         } & {
             schedule?: null;
         }));
+        /** @description `POST /v1/fleet/runs`. */
+        CreateFleetRun: {
+            /** @description 1 to 16 workers. */
+            workers: components["schemas"]["FleetWorkerSpec"][];
+            /**
+             * @description A directory on this machine; with worktree isolation, inside a git
+             *     repository with at least one commit.
+             */
+            workspace: string;
+            /**
+             * Format: int32
+             * @description Workers running at once (default: all of them, at most 4).
+             */
+            max_parallel?: number | null;
+            isolation?: components["schemas"]["FleetIsolation"];
+            /**
+             * @description Writes and commands run without asking (default: they wait for an
+             *     approval like any other turn's).
+             */
+            auto_approve?: boolean;
+        };
         /** @description `POST /v1/devices/pairings`: mint a one-time pairing link. */
         CreatePairing: {
             /**
@@ -1254,6 +1454,25 @@ export interface components {
         };
         /** @enum {string} */
         DiffLineKind: "context" | "add" | "delete";
+        /** @description What a worker changed on its branch, against the run's base commit. */
+        DiffStat: {
+            /** Format: int32 */
+            files_changed: number;
+            /** Format: int32 */
+            insertions: number;
+            /** Format: int32 */
+            deletions: number;
+            /** @description Each file (binary files count no lines). */
+            files: components["schemas"]["DiffStatFile"][];
+        };
+        DiffStatFile: {
+            path: string;
+            /** Format: int32 */
+            insertions: number;
+            /** Format: int32 */
+            deletions: number;
+            binary: boolean;
+        };
         /** @description `tool_call.requested`, and a row of `pending_dynamic_tool_calls`. */
         DynamicToolCall: {
             thread_id: string;
@@ -1325,6 +1544,156 @@ export interface components {
          * @enum {string}
          */
         FileChange: "created" | "modified" | "deleted";
+        /** @description How many workers are where. */
+        FleetCounts: {
+            /** Format: int32 */
+            queued: number;
+            /** Format: int32 */
+            running: number;
+            /** Format: int32 */
+            completed: number;
+            /** Format: int32 */
+            failed: number;
+            /** Format: int32 */
+            cancelled: number;
+            /** Format: int32 */
+            interrupted: number;
+        };
+        /**
+         * @description One event of a fleet's stream: the same envelope as a thread's, with
+         *     the run and worker in place of thread, turn and item.
+         */
+        FleetEventEnvelope: {
+            /** Format: int32 */
+            schema_version: number;
+            /** Format: int64 */
+            seq: number;
+            /** Format: int64 */
+            previous_seq: number;
+            /**
+             * @description `fleet.run.created`, `fleet.worker.queued`, `fleet.worker.started`,
+             *     `fleet.worker.finished`, `fleet.run.stopped`, `fleet.run.finished`,
+             *     `fleet.run.cleaned_up`.
+             */
+            event: string;
+            kind: string;
+            run_id: string;
+            worker_id: string | null;
+            timestamp: string;
+            created_at: string;
+            /**
+             * @description A worker event carries the worker (`FleetWorker`) as it is after
+             *     the change; a run event carries the run (`FleetRun`).
+             */
+            payload: unknown;
+        };
+        /**
+         * @description Where the workers work.
+         * @enum {string}
+         */
+        FleetIsolation: "worktree" | "shared";
+        /** @description A fleet run. `GET /v1/fleet/runs/{run_id}` adds its workers. */
+        FleetRun: {
+            id: string;
+            status: components["schemas"]["FleetRunStatus"];
+            workspace: string;
+            isolation: components["schemas"]["FleetIsolation"];
+            /** Format: int32 */
+            max_parallel: number;
+            auto_approve: boolean;
+            /** @description The commit the worktrees were made from (worktree isolation). */
+            base_commit: string | null;
+            /** Format: int32 */
+            worker_count: number;
+            counts: components["schemas"]["FleetCounts"];
+            /** @description Worktrees were removed (`POST …/cleanup`); branches stay. */
+            cleaned_up: boolean;
+            created_at: string;
+            stopped_at: string | null;
+            /** @description Set when the last worker ended. */
+            finished_at: string | null;
+        };
+        /**
+         * @description `GET /v1/fleet/runs/{run_id}`: the run and every worker, which is its
+         *     result: each worker's branch, diff stat and final answer.
+         */
+        FleetRunDetail: {
+            run: components["schemas"]["FleetRun"];
+            workers: components["schemas"]["FleetWorker"][];
+        };
+        /**
+         * @description A run as a whole: `running` while any worker is queued or running,
+         *     then `stopped` (someone stopped it), `completed` (every worker
+         *     completed) or `failed` (some did not).
+         * @enum {string}
+         */
+        FleetRunStatus: "running" | "stopped" | "completed" | "failed";
+        /** @description `GET /v1/fleet/runs`. */
+        FleetRuns: {
+            runs: components["schemas"]["FleetRun"][];
+        };
+        /** @description One SSE frame: `id:` is the event's seq, `event:` its name, `data:` the event as JSON (a `FleetEventEnvelope`). */
+        FleetStreamFrame: {
+            /** @description The seq (resume after it with `since_seq` or `Last-Event-ID`) */
+            id: string;
+            /** @enum {string} */
+            event: "fleet.run.created" | "fleet.worker.queued" | "fleet.worker.started" | "fleet.worker.finished" | "fleet.run.stopped" | "fleet.run.finished" | "fleet.run.cleaned_up";
+            data: string;
+        };
+        /**
+         * @description A worker: its current attempt (a task), where it works, and once it
+         *     ended, its answer and what it changed.
+         */
+        FleetWorker: {
+            worker_id: string;
+            run_id: string;
+            /**
+             * Format: int32
+             * @description 1-based position in the run.
+             */
+            index: number;
+            prompt: string;
+            model: string | null;
+            model_provider: string | null;
+            mode: components["schemas"]["Mode"] | null;
+            /** @description The current attempt's status. */
+            status: components["schemas"]["TaskStatus"];
+            /** @description The current attempt (`GET /v1/tasks/{id}`). */
+            task_id: string;
+            /**
+             * Format: int32
+             * @description 1, then one more for each restart.
+             */
+            attempts: number;
+            /** @description Where the worker works: its worktree (or the run's workspace). */
+            workspace: string;
+            /** @description Its branch (worktree isolation only). */
+            branch: string | null;
+            thread_id: string | null;
+            turn_id: string | null;
+            /** @description The final agent message of its latest attempt. */
+            answer: string | null;
+            error: string | null;
+            /**
+             * @description The commit holding the worker's changes on its branch, once it
+             *     ended having changed something.
+             */
+            commit: string | null;
+            diff_stat: components["schemas"]["DiffStat"] | null;
+            started_at: string | null;
+            finished_at: string | null;
+        };
+        /** @description One worker of `POST /v1/fleet/runs`. */
+        FleetWorkerSpec: {
+            prompt: string;
+            model?: string | null;
+            model_provider?: string | null;
+            mode?: components["schemas"]["Mode"] | null;
+        };
+        /** @description `GET /v1/fleet/runs/{run_id}/workers`. */
+        FleetWorkers: {
+            workers: components["schemas"]["FleetWorker"][];
+        };
         /** @description `POST /v1/threads/{id}/fork-at-user-message`. */
         ForkAtUserMessage: {
             item_id: string;
@@ -4840,6 +5209,468 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such automation */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFleetRuns: {
+        parameters: {
+            query?: {
+                /** @description At most this many, newest first (default 50, at most 200). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetRuns"];
+                };
+            };
+            /** @description A limit out of range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createFleetRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateFleetRun"];
+            };
+        };
+        responses: {
+            /** @description Started, with its workers */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetRunDetail"];
+                };
+            };
+            /** @description No workers or too many, a blank prompt or model, a max_parallel out of range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description The workspace is not a directory here, or (worktree isolation) not in a git repository with a commit, or a worktree could not be made */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A prompt is too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFleetRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Fleet run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run and its workers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetRunDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listFleetWorkers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Fleet run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The workers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetWorkers"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    stopFleetRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Fleet run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run after the stop */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetRunDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No worker is left running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cleanUpFleetRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Fleet run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run, its worktrees removed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetRunDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Workers are still running, the run shares its workspace (no worktrees), or git could not remove one */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    streamFleetEvents: {
+        parameters: {
+            query?: {
+                /** @description Replay events after this seq, then follow live. Wins over `Last-Event-ID`. */
+                since_seq?: number;
+                /**
+                 * @description Replay only the newest this-many events after the cursor (0–4096);
+                 *     the first event's `previous_seq` then shows what was skipped.
+                 */
+                replay_limit?: number;
+            };
+            header?: {
+                /** @description The last seq received (browsers' EventSource sends it on reconnect) */
+                "Last-Event-ID"?: string | null;
+            };
+            path: {
+                /** @description Fleet run id */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event stream: one SSE frame per event (`id:` = seq, `event:` = name, `data:` = the envelope as JSON), `: keep-alive` comments every 15 s */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": components["schemas"]["FleetStreamFrame"];
+                };
+            };
+            /** @description A negative since_seq, a replay_limit out of range, or a malformed Last-Event-ID */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `since_seq` is ahead of every fleet event this server has: the cursor is from another runtime */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getFleetWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Fleet worker id */
+                worker_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The worker */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetWorker"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such worker */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    interruptFleetWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Fleet worker id */
+                worker_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The worker after the interrupt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetWorker"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such worker */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The worker is not queued or running */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    restartFleetWorker: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Fleet worker id */
+                worker_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The worker, queued again */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["FleetWorker"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such worker */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The worker is still queued or running, or its run's worktrees were removed */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
