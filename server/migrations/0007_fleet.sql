@@ -38,6 +38,8 @@ CREATE TABLE fleet_workers (
     git_dir TEXT,
     branch TEXT,
     task_id TEXT NOT NULL,
+    -- The thread its attempts go on, once the first one started.
+    thread_id TEXT,
     attempts INTEGER NOT NULL DEFAULT 1,
     -- The attempt whose end was recorded (commit and diff stat).
     settled_task_id TEXT,

@@ -5498,7 +5498,7 @@ export interface operations {
             };
             header?: {
                 /** @description The last seq received (browsers' EventSource sends it on reconnect) */
-                "Last-Event-ID"?: string | null;
+                "Last-Event-ID"?: string;
             };
             path: {
                 /** @description Fleet run id */

@@ -17,6 +17,9 @@ use std::{
 };
 use tokio::process::Command;
 
+/// The longest one git command of a fleet may take.
+const GIT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// The repository a workspace is in, as a fleet needs it.
 #[derive(Clone, Debug)]
 pub struct Repository {
@@ -60,7 +63,12 @@ pub async fn inspect(workspace: &Path) -> Result<Repository, String> {
     let promisor = git(
         workspace,
         &[],
-        &["config", "--get-regexp", r"^remote\..*\.promisor$"],
+        &[
+            "config",
+            "--type=bool",
+            "--get-regexp",
+            r"^remote\..*\.promisor$",
+        ],
     )
     .await;
     if partial.is_ok() || promisor.is_ok_and(|out| out.contains("true")) {
@@ -77,7 +85,8 @@ pub async fn inspect(workspace: &Path) -> Result<Repository, String> {
     })
 }
 
-/// Adds a worktree at `path` on a new `branch` from `base`.
+/// Adds a worktree at `path` on a new `branch` from `base`. On failure
+/// nothing is left: neither the worktree nor the branch.
 pub async fn add(
     repository: &Repository,
     path: &Path,
@@ -104,42 +113,78 @@ pub async fn add(
         ],
     )
     .await?;
-    let git_dir = PathBuf::from(rev_parse(path, &["--absolute-git-dir"]).await?);
-    let worktree = Worktree {
-        path: path.to_path_buf(),
-        git_dir,
+    let checked_out = async {
+        let git_dir = PathBuf::from(rev_parse(path, &["--absolute-git-dir"]).await?);
+        let worktree = Worktree {
+            path: path.to_path_buf(),
+            git_dir,
+        };
+        pinned(
+            &worktree,
+            &["reset", "-q", "--hard", "--no-recurse-submodules"],
+        )
+        .await?;
+        Ok::<_, String>(worktree)
     };
-    pinned(
-        &worktree,
-        &["reset", "-q", "--hard", "--no-recurse-submodules"],
-    )
-    .await?;
-    Ok(worktree)
+    match checked_out.await {
+        Ok(worktree) => Ok(worktree),
+        Err(error) => {
+            discard(&repository.top, path, branch).await;
+            Err(error)
+        }
+    }
 }
 
-/// Commits everything the worker changed on its branch (hooks and signing
-/// off, codewhale's identity); `None` when nothing changed.
-pub async fn commit_all(worktree: &Worktree, message: &str) -> Result<Option<String>, String> {
+/// Best effort: removes a worktree that is not wanted, and its branch.
+pub async fn discard(repository_top: &Path, path: &Path, branch: &str) {
+    if let Err(error) = remove(repository_top, path).await {
+        tracing::warn!(%error, "removing an unwanted worktree failed");
+    }
+    if let Err(error) = git(repository_top, &[], &["branch", "-D", "-q", branch]).await {
+        tracing::warn!(%error, "deleting an unwanted branch failed");
+    }
+}
+
+/// Commits everything in the worktree onto `branch` (hooks and signing
+/// off, codewhale's identity), whatever the worktree's HEAD points at now:
+/// the commit is built from the staged tree and the branch moved with a
+/// compare-and-swap. `None` when the branch already holds that tree.
+pub async fn commit_all(
+    worktree: &Worktree,
+    branch: &str,
+    message: &str,
+) -> Result<Option<String>, String> {
+    let branch_ref = format!("refs/heads/{branch}");
     pinned(worktree, &["add", "-A"]).await?;
-    let staged = pinned(worktree, &["diff", "--cached", "--quiet", "--no-ext-diff"]).await;
-    if staged.is_ok() {
+    let tree = pinned(worktree, &["write-tree"]).await?.trim().to_string();
+    let parent = pinned(
+        worktree,
+        &["rev-parse", "--verify", &format!("{branch_ref}^{{commit}}")],
+    )
+    .await?
+    .trim()
+    .to_string();
+    let parent_tree = pinned(worktree, &["rev-parse", &format!("{parent}^{{tree}}")]).await?;
+    if parent_tree.trim() == tree {
         return Ok(None);
     }
-    pinned(
+    let commit = pinned(
         worktree,
         &[
-            "commit",
-            "-q",
-            "--no-verify",
+            "commit-tree",
             "--no-gpg-sign",
-            "--no-edit",
+            &tree,
+            "-p",
+            &parent,
             "-m",
             message,
         ],
     )
-    .await?;
-    let head = pinned(worktree, &["rev-parse", "--verify", "HEAD^{commit}"]).await?;
-    Ok(Some(head.trim().to_string()))
+    .await?
+    .trim()
+    .to_string();
+    pinned(worktree, &["update-ref", &branch_ref, &commit, &parent]).await?;
+    Ok(Some(commit))
 }
 
 /// What `branch` changed against `base`, per file.
@@ -151,6 +196,8 @@ pub async fn diff_stat(worktree: &Worktree, base: &str, branch: &str) -> Result<
             "diff-tree",
             "-r",
             "-z",
+            "--no-textconv",
+            "--no-ext-diff",
             "--numstat",
             "--no-renames",
             base,
@@ -176,7 +223,10 @@ pub async fn remove(repository_top: &Path, path: &Path) -> Result<(), String> {
             .await
             .map_err(|e| format!("removing {}: {e}", path.display()))?;
     }
-    git(repository_top, &[], &["worktree", "prune"]).await?;
+    // A repository that moved or went away has nothing to prune.
+    if let Err(error) = git(repository_top, &[], &["worktree", "prune"]).await {
+        tracing::warn!(%error, "pruning worktrees failed");
+    }
     Ok(())
 }
 
@@ -248,9 +298,11 @@ fn armless(dir: &Path, filters: &[Vec<u8>]) -> Command {
 }
 
 async fn finish(mut command: Command, args: &[&str]) -> Result<Vec<u8>, String> {
-    let out = command
-        .output()
+    // Bounded: a worker can plant a FIFO where git will read; git is
+    // killed when the wait is dropped (`kill_on_drop`).
+    let out = tokio::time::timeout(GIT_TIMEOUT, command.output())
         .await
+        .map_err(|_| format!("git took over {} s", GIT_TIMEOUT.as_secs()))?
         .map_err(|e: io::Error| format!("cannot run git: {e}"))?;
     if out.status.success() {
         return Ok(out.stdout);

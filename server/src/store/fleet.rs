@@ -39,6 +39,7 @@ pub struct FleetWorkerRow {
     pub git_dir: Option<String>,
     pub branch: Option<String>,
     pub task_id: String,
+    pub thread_id: Option<String>,
     pub attempts: i64,
     pub settled_task_id: Option<String>,
     pub commit_oid: Option<String>,
@@ -51,7 +52,7 @@ pub struct WorkerView {
     #[sqlx(flatten)]
     pub worker: FleetWorkerRow,
     pub status: String,
-    pub thread_id: Option<String>,
+    pub task_thread_id: Option<String>,
     pub turn_id: Option<String>,
     pub answer: Option<String>,
     pub error: Option<String>,
@@ -60,8 +61,8 @@ pub struct WorkerView {
 }
 
 const WORKER_VIEW: &str = "SELECT w.id, w.run_id, w.idx, w.prompt, w.model, w.model_provider, \
-    w.mode, w.workspace, w.worktree, w.git_dir, w.branch, w.task_id, w.attempts, \
-    w.settled_task_id, w.commit_oid, w.diff_stat, t.status, t.thread_id, t.turn_id, t.answer, \
+    w.mode, w.workspace, w.worktree, w.git_dir, w.branch, w.task_id, w.thread_id, w.attempts, \
+    w.settled_task_id, w.commit_oid, w.diff_stat, t.status, t.thread_id AS task_thread_id, t.turn_id, t.answer, \
     t.error, t.started_at, t.finished_at \
     FROM fleet_workers w JOIN tasks t ON t.id = w.task_id";
 
@@ -158,7 +159,9 @@ pub async fn restart(
     task_id: &str,
 ) -> Result<bool, StoreError> {
     let done = sqlx::query(
-        "UPDATE fleet_workers SET task_id = ?, attempts = attempts + 1 WHERE id = ? AND task_id = ?",
+        "UPDATE fleet_workers SET task_id = ?, attempts = attempts + 1
+         WHERE id = ? AND task_id = ? AND settled_task_id IS task_id
+           AND (SELECT cleaned_up FROM fleet_runs WHERE id = run_id) = 0",
     )
     .bind(task_id)
     .bind(worker_id)
@@ -170,6 +173,30 @@ pub async fn restart(
         .execute(&mut **tx)
         .await?;
     Ok(done.rows_affected() == 1)
+}
+
+/// The worker's thread, from its first attempt that started one.
+pub async fn set_thread(
+    pool: &SqlitePool,
+    worker_id: &str,
+    thread_id: &str,
+) -> Result<(), StoreError> {
+    sqlx::query("UPDATE fleet_workers SET thread_id = ? WHERE id = ? AND thread_id IS NULL")
+        .bind(thread_id)
+        .bind(worker_id)
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
+/// Runs not marked finished (a crash can fall between the last worker's
+/// end and the mark).
+pub async fn unfinished_runs(pool: &SqlitePool) -> Result<Vec<String>, StoreError> {
+    Ok(
+        sqlx::query_scalar("SELECT id FROM fleet_runs WHERE finished_at IS NULL")
+            .fetch_all(pool)
+            .await?,
+    )
 }
 
 /// Records the end of the worker's attempt `task_id` once: false when it

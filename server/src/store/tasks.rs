@@ -106,7 +106,7 @@ pub async fn claim_fleet(pool: &SqlitePool, now: &str) -> Result<Option<TaskRow>
         "UPDATE tasks SET status = 'running', started_at = ?
          WHERE seq = (
              SELECT t.seq FROM tasks t JOIN fleet_runs r ON r.id = t.fleet_run_id
-             WHERE t.status = 'queued'
+             WHERE t.status = 'queued' AND r.stopped_at IS NULL
                AND (SELECT COUNT(*) FROM tasks u
                     WHERE u.fleet_run_id = t.fleet_run_id AND u.status = 'running') < r.max_parallel
              ORDER BY t.seq LIMIT 1)

@@ -162,7 +162,8 @@ async fn the_session_ends_twelve_hours_after_start() {
 }
 
 /// Server functions get the runtime only for a signed-in viewer: a
-/// visitor's render of any page reaches no thread data, in-process.
+/// visitor's render of any page (threads, usage, tasks, automations, the
+/// fleet) reaches no runtime data, in-process; the owner's does.
 #[tokio::test]
 async fn pages_rendered_for_a_visitor_reach_no_runtime_data() {
     let h = Harness::new().await;
@@ -176,10 +177,45 @@ async fn pages_rendered_for_a_visitor_reach_no_runtime_data() {
         })
         .await
         .unwrap();
+    // Work that runs without a client, named with the same secret text.
+    let runtime = &h.state.runtime;
+    let here = std::env::current_dir().unwrap().display().to_string();
+    runtime
+        .create_task(protocol::CreateTask {
+            prompt: title.into(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    runtime
+        .create_automation(protocol::CreateAutomation {
+            name: title.into(),
+            prompt: title.into(),
+            interval_seconds: Some(3600),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let fleet = runtime
+        .create_fleet_run(protocol::CreateFleetRun {
+            workers: vec![protocol::FleetWorkerSpec {
+                prompt: title.into(),
+                ..Default::default()
+            }],
+            workspace: here,
+            isolation: protocol::FleetIsolation::Shared,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     let pages = [
         "/".to_string(),
         format!("/threads/{}", thread.id),
         "/usage".to_string(),
+        "/tasks".to_string(),
+        "/automations".to_string(),
+        "/fleet".to_string(),
+        format!("/fleet/{}", fleet.run.id),
     ];
     for page in &pages {
         let visitor = h.get(page).await;
@@ -188,8 +224,13 @@ async fn pages_rendered_for_a_visitor_reach_no_runtime_data() {
             "{page} leaked to a visitor"
         );
     }
+    let fleet_page = format!("/fleet/{}", fleet.run.id);
     let cookie = h.sign_in().await;
     let headers = [("cookie", cookie.as_str()), ("sec-fetch-site", "none")];
+    for page in ["/tasks", "/automations", fleet_page.as_str()] {
+        let owner = h.request("GET", page, &headers, "").await;
+        assert!(owner.text().contains(title), "the owner sees {page}");
+    }
     let signed_in = h.request("GET", &pages[1], &headers, "").await;
     assert!(
         signed_in.text().contains(title),

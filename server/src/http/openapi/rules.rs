@@ -141,7 +141,13 @@ fn query_parameters(document: &mut Value) {
         ("/v1/usage", "until", json!({ "format": "date-time" })),
         ("/v1/usage", "group_by", json!({ "enum": GROUPS })),
     ];
-    for (path, name, rule) in rules {
+    // A fleet run's stream has the thread streams' cursor rules.
+    let fleet: Vec<_> = rules
+        .iter()
+        .filter(|(path, ..)| *path == events)
+        .map(|(_, name, rule)| ("/v1/fleet/runs/{run_id}/events", *name, rule.clone()))
+        .collect();
+    for (path, name, rule) in rules.into_iter().chain(fleet) {
         if let Some(schema) = schema_of(document, path, "get", name) {
             merge(schema, &rule);
         }

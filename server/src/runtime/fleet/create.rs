@@ -101,6 +101,7 @@ impl Runtime {
                 git_dir: None,
                 branch: None,
                 task_id: task.id.clone(),
+                thread_id: None,
                 attempts: 1,
                 settled_task_id: None,
                 commit_oid: None,
@@ -181,13 +182,11 @@ impl Runtime {
         Ok(())
     }
 
-    /// Best effort: the worktrees of a run that could not be made.
+    /// Best effort: the worktrees and branches of a run that could not start.
     async fn remove_worktrees(&self, repository: &Repository, workers: &[FleetWorkerRow]) {
         for worker in workers {
-            if let Some(path) = &worker.worktree {
-                if let Err(error) = worktree::remove(&repository.top, Path::new(path)).await {
-                    tracing::warn!(%error, "removing a fleet worktree failed");
-                }
+            if let (Some(path), Some(branch)) = (&worker.worktree, &worker.branch) {
+                worktree::discard(&repository.top, Path::new(path), branch).await;
             }
         }
     }

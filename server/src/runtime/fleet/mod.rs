@@ -118,6 +118,11 @@ impl Runtime {
                 view.status
             )));
         }
+        if view.worker.settled_task_id.as_deref() != Some(view.worker.task_id.as_str()) {
+            return Err(RuntimeError::Conflict(format!(
+                "worker {worker_id}'s last attempt is still being recorded; try again in a moment"
+            )));
+        }
         let run = self.run_row(&view.worker.run_id).await?;
         if run.cleaned_up && view.worker.worktree.is_some() {
             return Err(RuntimeError::Conflict(
@@ -139,7 +144,7 @@ impl Runtime {
             })
             .await?;
         task.workspace = Some(worker.workspace.clone());
-        task.thread_id = view.thread_id.clone();
+        task.thread_id = view.task_thread_id.clone().or(worker.thread_id.clone());
         task.fleet_run_id = Some(run.id.clone());
         task.fleet_worker_id = Some(worker.id.clone());
         let mut tx = self
@@ -151,7 +156,7 @@ impl Runtime {
         tasks::insert(&mut *tx, &task).await?;
         if !store::restart(&mut tx, &worker.id, &worker.task_id, &task.id).await? {
             return Err(RuntimeError::Conflict(format!(
-                "worker {worker_id} was restarted meanwhile"
+                "worker {worker_id} was restarted or its worktrees removed meanwhile"
             )));
         }
         tx.commit().await.map_err(crate::store::StoreError::from)?;
@@ -176,11 +181,13 @@ impl Runtime {
                 "fleet run {run_id} has no worker left running"
             )));
         }
-        store::stop(self.store.pool(), run_id, &clock::now()).await?;
-        // Said first, so the stream reads stop → the workers' ends.
-        let stopping = self.fleet_run(run_id).await?;
-        self.fleet_event(run_id, None, fleet_events::RUN_STOPPED, &stopping.run)
-            .await;
+        // Marked first: the runner claims nothing more of a stopped run,
+        // and the stream reads stop → the workers' ends (once).
+        if store::stop(self.store.pool(), run_id, &clock::now()).await? {
+            let stopping = self.fleet_run(run_id).await?;
+            self.fleet_event(run_id, None, fleet_events::RUN_STOPPED, &stopping.run)
+                .await;
+        }
         for worker in &live {
             // One that ended meanwhile refuses: nothing to stop.
             let _ = self.cancel_task(&worker.worker.task_id).await;
@@ -201,6 +208,16 @@ impl Runtime {
         if workers.iter().any(|w| !records::is_final(&w.status)) {
             return Err(RuntimeError::Conflict(
                 "workers are still running; stop the run first".into(),
+            ));
+        }
+        // An ended attempt's changes are committed when it is recorded:
+        // removing its worktree before that would lose them.
+        let unrecorded = workers
+            .iter()
+            .any(|w| w.worker.settled_task_id.as_deref() != Some(w.worker.task_id.as_str()));
+        if unrecorded {
+            return Err(RuntimeError::Conflict(
+                "a worker's last changes are still being committed; try again in a moment".into(),
             ));
         }
         if !run.cleaned_up {

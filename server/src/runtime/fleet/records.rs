@@ -28,7 +28,7 @@ pub fn worker(view: WorkerView) -> FleetWorker {
         attempts: w.attempts as u32,
         workspace: w.workspace,
         branch: w.branch,
-        thread_id: view.thread_id,
+        thread_id: view.task_thread_id.or(w.thread_id),
         turn_id: view.turn_id,
         answer: view.answer,
         error: view.error,

@@ -21,15 +21,11 @@ impl Runtime {
     /// unrecorded by an earlier process are recorded now.
     pub(in crate::runtime) fn run_fleet(self: &Arc<Self>) {
         let runtime = Arc::clone(self);
+        // Beside the runner, so a worktree git cannot read does not hold
+        // up the queue.
+        let catching_up = runtime.clone();
+        tokio::spawn(async move { catching_up.catch_up_fleet().await });
         tokio::spawn(async move {
-            match store::unsettled(runtime.store.pool()).await {
-                Ok(ids) => {
-                    for id in ids {
-                        runtime.settle_worker(&id).await;
-                    }
-                }
-                Err(error) => tracing::warn!(%error, "reading unrecorded fleet workers failed"),
-            }
             let mut stopped = runtime.stopped.clone();
             loop {
                 match tasks::claim_fleet(runtime.store.pool(), &clock::now()).await {
@@ -50,9 +46,42 @@ impl Runtime {
         });
     }
 
+    /// Records the ends an earlier process left unrecorded, and marks the
+    /// runs they finished.
+    async fn catch_up_fleet(&self) {
+        let pool = self.store.pool();
+        match store::unsettled(pool).await {
+            Ok(ids) => {
+                for id in ids {
+                    self.settle_worker(&id).await;
+                }
+            }
+            Err(error) => tracing::warn!(%error, "reading unrecorded fleet workers failed"),
+        }
+        for run_id in store::unfinished_runs(pool).await.unwrap_or_default() {
+            self.finish_run_if_done(&run_id).await;
+        }
+    }
+
+    /// Marks the run finished and says so, when its last worker's end is
+    /// recorded.
+    async fn finish_run_if_done(&self, run_id: &str) {
+        if let Ok(true) = store::finish_if_done(self.store.pool(), run_id, &clock::now()).await {
+            if let Ok(detail) = self.fleet_run(run_id).await {
+                self.fleet_event(run_id, None, fleet_events::RUN_FINISHED, &detail.run)
+                    .await;
+            }
+        }
+    }
+
     /// A worker's attempt has its thread and turn.
     pub(in crate::runtime) async fn fleet_worker_started(&self, worker_id: &str) {
         if let Ok(worker) = self.fleet_worker(worker_id).await {
+            if let Some(thread) = &worker.thread_id {
+                if let Err(error) = store::set_thread(self.store.pool(), worker_id, thread).await {
+                    tracing::warn!(%error, "recording a fleet worker's thread failed");
+                }
+            }
             self.worker_event(&worker, fleet_events::WORKER_STARTED)
                 .await;
         }
@@ -100,13 +129,7 @@ impl Runtime {
             self.worker_event(&worker, fleet_events::WORKER_FINISHED)
                 .await;
         }
-        let run_id = &worker.run_id;
-        if let Ok(true) = store::finish_if_done(self.store.pool(), run_id, &clock::now()).await {
-            if let Ok(detail) = self.fleet_run(run_id).await {
-                self.fleet_event(run_id, None, fleet_events::RUN_FINISHED, &detail.run)
-                    .await;
-            }
-        }
+        self.finish_run_if_done(&worker.run_id).await;
     }
 
     /// Commits what the attempt changed in the worker's worktree and
@@ -140,7 +163,7 @@ impl Runtime {
             "{title}\n\ncodewhale fleet run {} worker {} (attempt {}, {})",
             worker.run_id, worker.idx, worker.attempts, view.status
         );
-        let commit = worktree::commit_all(&tree, &message).await?;
+        let commit = worktree::commit_all(&tree, branch, &message).await?;
         let stat = worktree::diff_stat(&tree, base, branch).await?;
         Ok((commit, Some(stat)))
     }
