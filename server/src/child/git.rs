@@ -136,6 +136,16 @@ pub async fn output_with_input(
     output
 }
 
+/// Every config name with its scope, NUL-separated: what `filters_in` reads.
+pub(super) const CONFIG_LISTING: [&str; 6] = [
+    "config",
+    "--list",
+    "--includes",
+    "--show-scope",
+    "--name-only",
+    "--null",
+];
+
 /// Filter drivers (`filter.<name>.*`) defined by config other than the
 /// user's global and system files. Their names come from config rather
 /// than from attributes: a driver that config does not define runs
@@ -144,14 +154,7 @@ pub async fn output_with_input(
 /// cannot be read.
 pub(super) async fn repository_filters(workspace: &Path) -> io::Result<Vec<Vec<u8>>> {
     let mut list = command(workspace, &[]);
-    list.args([
-        "config",
-        "--list",
-        "--includes",
-        "--show-scope",
-        "--name-only",
-        "--null",
-    ]);
+    list.args(CONFIG_LISTING);
     let out = list.output().await?;
     if !out.status.success() {
         return Err(io::Error::other(format!(

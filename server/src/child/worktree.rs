@@ -9,7 +9,7 @@
 //! the worker can rewrite the worktree's `.git` file. LFS content is left
 //! as pointers: its smudge filter is a program too.
 
-use super::git::{command, filters_in, repository_filters};
+use super::git::{command, filters_in, repository_filters, CONFIG_LISTING};
 use protocol::{DiffStat, DiffStatFile};
 use std::{
     io,
@@ -243,19 +243,7 @@ async fn rev_parse(dir: &Path, args: &[&str]) -> Result<String, String> {
 /// Git in the worktree with its git directory pinned and its own filters
 /// (recomputed now: the worker may have changed its config) emptied.
 async fn pinned(worktree: &Worktree, args: &[&str]) -> Result<String, String> {
-    let listing = pinned_with(
-        worktree,
-        &[],
-        &[
-            "config",
-            "--list",
-            "--includes",
-            "--show-scope",
-            "--name-only",
-            "--null",
-        ],
-    )
-    .await?;
+    let listing = pinned_with(worktree, &[], &CONFIG_LISTING).await?;
     let out = pinned_with(worktree, &filters_in(&listing), args).await?;
     Ok(String::from_utf8_lossy(&out).into_owned())
 }

@@ -81,6 +81,23 @@ pub async fn setup_with_provider(provider_toml: &str, body: Value) -> Setup {
     }
 }
 
+/// An answer of `words` words ("w0 w1 …"), 100 ms apart: a turn that
+/// stays running long enough to be watched, overlapped or interrupted.
+pub fn slow_words(words: usize) -> Reply {
+    let mut chunks: Vec<Chunk> = (0..words)
+        .map(|i| Chunk::Text {
+            text: format!("w{i} "),
+        })
+        .collect();
+    chunks.push(Chunk::Finish {
+        reason: "stop".into(),
+    });
+    Reply::Stream {
+        chunks,
+        delay_ms: 100,
+    }
+}
+
 /// A model reply that calls one tool.
 pub fn tool_call(name: &str, arguments: Value) -> Reply {
     Reply::Stream {

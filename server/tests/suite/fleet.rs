@@ -4,8 +4,12 @@
 //! branches and diff stats; the run's event stream; stop; cleanup; and
 //! refusals.
 
-use crate::common::{self, agent::setup_with, agent::tool_call, agent::Setup, EventReader};
-use mock_provider::{Chunk, Reply};
+use crate::common::{
+    self,
+    agent::{setup_with, slow_words, tool_call, Setup},
+    EventReader,
+};
+use mock_provider::Reply;
 use serde_json::{json, Value};
 use std::{path::Path, process::Command, time::Duration};
 
@@ -36,22 +40,6 @@ fn git_out(dir: &Path, args: &[&str]) -> String {
         .output()
         .unwrap();
     String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// An answer of `words` words, 100 ms apart.
-fn slow(words: usize) -> Reply {
-    let mut chunks: Vec<Chunk> = (0..words)
-        .map(|i| Chunk::Text {
-            text: format!("w{i} "),
-        })
-        .collect();
-    chunks.push(Chunk::Finish {
-        reason: "stop".into(),
-    });
-    Reply::Stream {
-        chunks,
-        delay_ms: 100,
-    }
 }
 
 /// The worker keyed `key` writes `<key>.txt` and answers `<key> done`.
@@ -108,8 +96,8 @@ async fn three_workers_in_worktrees_two_at_a_time_with_an_interrupt_and_a_restar
     // interrupted); gamma writes. Restarted, beta writes.
     let alpha = json!({ "path": "alpha.txt", "content": "alpha\n" });
     s.mock.push_when("alpha", tool_call("write_file", alpha));
-    s.mock.push_when("alpha", slow(20));
-    s.mock.push_when("beta", slow(200));
+    s.mock.push_when("alpha", slow_words(20));
+    s.mock.push_when("beta", slow_words(200));
     writes(&s, "gamma");
 
     let created = s
@@ -314,7 +302,7 @@ async fn three_workers_in_worktrees_two_at_a_time_with_an_interrupt_and_a_restar
 async fn stopping_a_run_cancels_the_queued_and_interrupts_the_running() {
     let s = setup_with(json!({})).await;
     let repo = repository();
-    s.mock.push_when("worker-uno", slow(200));
+    s.mock.push_when("worker-uno", slow_words(200));
     let body = json!({
         "workers": [{ "prompt": "worker-uno" }, { "prompt": "worker-dos" }],
         "workspace": repo.path(), "max_parallel": 1, "isolation": "shared",

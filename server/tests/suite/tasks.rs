@@ -4,26 +4,10 @@
 
 use crate::common;
 
-use common::agent::{setup_with, Setup};
-use mock_provider::{Chunk, Reply};
+use common::agent::{setup_with, slow_words, Setup};
+use mock_provider::Reply;
 use serde_json::{json, Value};
 use std::time::Duration;
-
-/// A slow answer (about `words` × 100 ms), so tasks overlap.
-fn slow(words: usize) -> Reply {
-    let mut chunks: Vec<Chunk> = (0..words)
-        .map(|i| Chunk::Text {
-            text: format!("w{i} "),
-        })
-        .collect();
-    chunks.push(Chunk::Finish {
-        reason: "stop".into(),
-    });
-    Reply::Stream {
-        chunks,
-        delay_ms: 100,
-    }
-}
 
 async fn create(s: &Setup, body: Value) -> Value {
     let reply = s.api.post("/v1/tasks", &body).await;
@@ -66,7 +50,7 @@ async fn the_queue_runs_in_order_two_at_a_time_and_cancels() {
     let s = setup_with(json!({})).await;
     let workspace = std::env::current_dir().unwrap();
     for _ in 0..4 {
-        s.mock.push(slow(40));
+        s.mock.push(slow_words(40));
     }
     let body = |n: u32| json!({ "prompt": format!("task {n}"), "workspace": workspace });
     let first = create(&s, body(1)).await;
