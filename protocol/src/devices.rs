@@ -83,9 +83,9 @@ pub(crate) fn whole_number<'de, D: Deserializer<'de>>(
             .filter(|f| f.fract() == 0.0 && (0.0..=u64::MAX as f64).contains(f))
             .map(|f| f as u64)
     });
-    whole.map(Some).ok_or_else(|| {
-        D::Error::custom(format!("expected a whole number of seconds, got {number}"))
-    })
+    whole
+        .map(Some)
+        .ok_or_else(|| D::Error::custom(format!("expected a whole number, got {number}")))
 }
 
 #[cfg(test)]

@@ -71,10 +71,11 @@ pub struct CreateFleetRun {
     /// A directory on this machine; with worktree isolation, inside a git
     /// repository with at least one commit.
     pub workspace: String,
-    /// Workers running at once (default: all of them, at most 4).
-    #[serde(default)]
+    /// Workers running at once (default: all of them, at most 4). A whole
+    /// number, however it is written (`5` or `5.0`).
+    #[serde(default, deserialize_with = "crate::devices::whole_number")]
     #[cfg_attr(feature = "openapi", schema(minimum = 1, maximum = 16))]
-    pub max_parallel: Option<u32>,
+    pub max_parallel: Option<u64>,
     #[serde(default)]
     pub isolation: FleetIsolation,
     /// Writes and commands run without asking (default: they wait for an
@@ -247,6 +248,26 @@ pub struct FleetEventEnvelope {
     /// A worker event carries the worker (`FleetWorker`) as it is after
     /// the change; a run event carries the run (`FleetRun`).
     pub payload: serde_json::Value,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn max_parallel_is_a_whole_number_however_it_is_written() {
+        let parse = |v: serde_json::Value| serde_json::from_value::<CreateFleetRun>(v);
+        let body = |n: serde_json::Value| serde_json::json!({ "workers": [{ "prompt": "p" }], "workspace": "/w", "max_parallel": n });
+        assert_eq!(parse(body(5.0.into())).unwrap().max_parallel, Some(5));
+        assert_eq!(parse(body(5.into())).unwrap().max_parallel, Some(5));
+        assert_eq!(
+            parse(body(serde_json::Value::Null)).unwrap().max_parallel,
+            None
+        );
+        assert!(parse(body(2.5.into())).is_err());
+        let none = serde_json::json!({ "workers": [], "workspace": "/w" });
+        assert_eq!(parse(none).unwrap().max_parallel, None);
+    }
 }
 
 /// The names of fleet events.

@@ -71,7 +71,7 @@ pub async fn start_fleet(draft: FleetDraft) -> Result<String, ServiceError> {
     let request = CreateFleetRun {
         workers,
         workspace: draft.workspace,
-        max_parallel: draft.max_parallel,
+        max_parallel: draft.max_parallel.map(u64::from),
         isolation: if draft.shared {
             FleetIsolation::Shared
         } else {

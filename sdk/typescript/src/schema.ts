@@ -1285,8 +1285,9 @@ export interface components {
              */
             workspace: string;
             /**
-             * Format: int32
-             * @description Workers running at once (default: all of them, at most 4).
+             * Format: int64
+             * @description Workers running at once (default: all of them, at most 4). A whole
+             *     number, however it is written (`5` or `5.0`).
              */
             max_parallel?: number | null;
             isolation?: components["schemas"]["FleetIsolation"];

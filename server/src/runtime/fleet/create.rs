@@ -27,7 +27,7 @@ impl Runtime {
             )));
         }
         let max_parallel = match request.max_parallel {
-            Some(n @ 1..=MAX_PARALLEL) => n,
+            Some(n) if (1..=u64::from(MAX_PARALLEL)).contains(&n) => n as u32,
             Some(_) => {
                 return Err(RuntimeError::invalid(format!(
                     "max_parallel must be between 1 and {MAX_PARALLEL}"
