@@ -436,7 +436,8 @@ async fn bad_fleet_requests_are_refused_and_nothing_is_made() {
 }
 
 /// Reached only as `/v1` is: no credentials, a foreign Host, and a valid
-/// token cookie sent from another site are refused and start nothing.
+/// token cookie sent from another site are refused and start nothing, on
+/// `/v1/fleet` and on the fleet pages' server functions alike.
 #[tokio::test]
 async fn hostile_fleet_requests_are_refused() {
     let s = setup_with(json!({})).await;
@@ -473,6 +474,29 @@ async fn hostile_fleet_requests_are_refused() {
         ("sec-fetch-site", "cross-site".into()),
     ];
     assert_eq!(post(cross_site).await, 403);
+    // The workbench's server functions: the same auth and origin rules.
+    let form = ("content-type", "application/x-www-form-urlencoded");
+    let fn_body =
+        "draft[workspace]=/tmp&draft[prompts]=p&draft[shared]=true&draft[auto_approve]=true";
+    for path in ["/api/start_fleet", "/api/fleet_action"] {
+        assert_eq!(
+            h.request("POST", path, &[form], fn_body).await.status,
+            401,
+            "{path}"
+        );
+        let cookie = format!("codewhale_runtime_token={}", common::TOKEN);
+        let cross = [
+            form,
+            ("cookie", cookie.as_str()),
+            ("origin", "http://attacker.example"),
+            ("sec-fetch-site", "cross-site"),
+        ];
+        assert_eq!(
+            h.request("POST", path, &cross, fn_body).await.status,
+            403,
+            "{path}"
+        );
+    }
     assert_eq!(get(&s, "/v1/fleet/runs").await["runs"], json!([]));
     assert_eq!(
         git_out(repo.path(), &["branch", "--list", "codewhale/*"]),
