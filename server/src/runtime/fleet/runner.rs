@@ -158,7 +158,8 @@ impl Runtime {
             path: PathBuf::from(path),
             git_dir: PathBuf::from(git_dir),
         };
-        let title = view_title(&worker.prompt);
+        let title = crate::runtime::threads::title_from_prompt(&worker.prompt)
+            .unwrap_or_else(|| "fleet worker".into());
         let message = format!(
             "{title}\n\ncodewhale fleet run {} worker {} (attempt {}, {})",
             worker.run_id, worker.idx, worker.attempts, view.status
@@ -167,14 +168,4 @@ impl Runtime {
         let stat = worktree::diff_stat(&tree, base, branch).await?;
         Ok((commit, Some(stat)))
     }
-}
-
-/// The prompt's first line, short, as a commit title.
-fn view_title(prompt: &str) -> String {
-    let line = prompt.lines().find(|l| !l.trim().is_empty()).unwrap_or("");
-    let mut title: String = line.trim().chars().take(72).collect();
-    if title.is_empty() {
-        title = "fleet worker".into();
-    }
-    title
 }
