@@ -6,6 +6,7 @@
 //! present; they are absent otherwise, never null.
 
 use super::{
+    agent_runs::AgentRunPayload,
     snapshots::{SnapshotCreatedPayload, WorkspaceRestoredPayload},
     ApprovalDecision, DynamicToolCall, EventName, ItemKind, ThreadRecord, TurnItemRecord,
     TurnRecord, UserInputRequest,
@@ -253,6 +254,10 @@ pub enum EventPayload {
     SnapshotCreated(SnapshotCreatedPayload),
     #[serde(rename = "workspace.restored")]
     WorkspaceRestored(WorkspaceRestoredPayload),
+    #[serde(rename = "agent.spawned")]
+    AgentSpawned(AgentRunPayload),
+    #[serde(rename = "agent.completed")]
+    AgentCompleted(AgentRunPayload),
 }
 
 impl EventPayload {
@@ -283,6 +288,8 @@ impl EventPayload {
             Self::ToolCallCanceled(_) => EventName::ToolCallCanceled,
             Self::SnapshotCreated(_) => EventName::SnapshotCreated,
             Self::WorkspaceRestored(_) => EventName::WorkspaceRestored,
+            Self::AgentSpawned(_) => EventName::AgentSpawned,
+            Self::AgentCompleted(_) => EventName::AgentCompleted,
         }
     }
 

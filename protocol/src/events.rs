@@ -55,10 +55,12 @@ pub enum EventName {
     ToolCallCanceled,
     SnapshotCreated,
     WorkspaceRestored,
+    AgentSpawned,
+    AgentCompleted,
 }
 
 impl EventName {
-    pub const ALL: [EventName; 25] = [
+    pub const ALL: [EventName; 27] = [
         Self::ThreadStarted,
         Self::ThreadUpdated,
         Self::ThreadForked,
@@ -84,6 +86,8 @@ impl EventName {
         Self::ToolCallCanceled,
         Self::SnapshotCreated,
         Self::WorkspaceRestored,
+        Self::AgentSpawned,
+        Self::AgentCompleted,
     ];
 
     /// The wire name (`event:` on the SSE stream, `event` in the envelope).
@@ -114,6 +118,8 @@ impl EventName {
             Self::ToolCallCanceled => "tool_call.canceled",
             Self::SnapshotCreated => "snapshot.created",
             Self::WorkspaceRestored => "workspace.restored",
+            Self::AgentSpawned => "agent.spawned",
+            Self::AgentCompleted => "agent.completed",
         }
     }
 

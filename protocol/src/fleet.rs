@@ -85,7 +85,7 @@ pub struct CreateFleetRun {
 }
 
 /// What a worker changed on its branch, against the run's base commit.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
 pub struct DiffStat {
     pub files_changed: u32,

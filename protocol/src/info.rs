@@ -66,6 +66,9 @@ pub struct Capabilities {
     /// `/v1/fleet`: workers side by side in worktrees, with an event stream.
     #[serde(default)]
     pub fleet: bool,
+    /// `spawn_agent` for the model, and `/v1/agent-runs` receipts.
+    #[serde(default)]
+    pub agent_runs: bool,
 }
 
 impl Capabilities {
@@ -86,6 +89,7 @@ impl Capabilities {
             tasks: true,
             automations: true,
             fleet: true,
+            agent_runs: true,
             ..Self::default()
         }
     }
@@ -110,7 +114,7 @@ mod tests {
         assert!(current.threads && current.turns && current.event_replay);
         assert!(current.approvals && current.usage);
         assert!(current.user_input && current.external_tools && current.tasks);
-        assert!(current.automations && current.fleet);
+        assert!(current.automations && current.fleet && current.agent_runs);
         // Not built yet: the phone page, environments, workers.
         assert!(!current.mobile && !current.environments && !current.worker_runtime);
     }

@@ -1,5 +1,6 @@
 //! Wire types shared by the browser, the server and external `/v1` clients.
 
+mod agent_runs;
 mod automations;
 mod catalog;
 mod devices;
@@ -20,6 +21,11 @@ mod views;
 mod workbench;
 mod workspace;
 
+pub use agent_runs::{
+    AgentArtifact, AgentFollowUp, AgentIsolation, AgentRun, AgentRunEvent, AgentRunPayload,
+    AgentRunSpec, AgentRunStatus, AgentRuns, AgentTakeover, AgentVerification, ListAgentRuns,
+    VerificationCommand, SUB_AGENT_ACTOR,
+};
 pub use automations::{
     AutomationRecord, AutomationRun, AutomationState, CreateAutomation, ListAutomationRuns,
     PatchAutomation, PreviewSchedule, RunTrigger, SchedulePreview,

@@ -69,6 +69,7 @@ async fn open_runtime(home: &Path, engine: Arc<dyn Engine>) -> Arc<Runtime> {
         default_workspace: home.to_path_buf(),
         wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
         clock: Default::default(),
+        sub_agents: Default::default(),
     };
     Arc::new(Runtime::open(options).await.unwrap())
 }

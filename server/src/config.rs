@@ -29,6 +29,31 @@ pub struct Config {
     pub tasks: TasksConfig,
     #[serde(default)]
     pub automations: AutomationsConfig,
+    #[serde(default)]
+    pub subagents: SubAgentsConfig,
+}
+
+/// `spawn_agent`'s limits (`runtime/agent_runs/`).
+#[derive(Clone, Copy, Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SubAgentsConfig {
+    /// How deep sub-agents may nest (default 2; 0: no sub-agents).
+    pub max_depth: Option<u32>,
+    /// Sub-agents one turn may spawn (default 4).
+    pub max_per_turn: Option<u32>,
+    /// Sub-agents running at once (default 4).
+    pub max_running: Option<u32>,
+}
+
+impl SubAgentsConfig {
+    pub fn limits(&self) -> crate::runtime::agent_runs::SubAgentLimits {
+        let default = crate::runtime::agent_runs::SubAgentLimits::default();
+        crate::runtime::agent_runs::SubAgentLimits {
+            max_depth: self.max_depth.unwrap_or(default.max_depth),
+            max_per_turn: self.max_per_turn.unwrap_or(default.max_per_turn).max(1),
+            max_running: self.max_running.unwrap_or(default.max_running).max(1),
+        }
+    }
 }
 
 /// The automation scheduler (`runtime/automations/`).

@@ -54,6 +54,7 @@ async fn serve_scripted(home: &Path) {
         default_workspace: home.to_path_buf(),
         wait_timeout: DEFAULT_TIMEOUT,
         clock: Default::default(),
+        sub_agents: Default::default(),
     })
     .await
     .unwrap();

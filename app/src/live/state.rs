@@ -176,7 +176,10 @@ impl Live {
             | E::TurnSteered
             | E::TurnInterruptRequested
             | E::ApprovalTimeout
-            | E::SnapshotCreated => {}
+            | E::SnapshotCreated
+            // The spawn_agent item links to the child; its thread shows the rest.
+            | E::AgentSpawned
+            | E::AgentCompleted => {}
             E::WorkspaceRestored => self.mark_reverted(&event.created_at, payload),
         }
         Applied::Fresh

@@ -3,7 +3,7 @@
 //! (a question for the user, a dynamic tool); the output is recorded,
 //! truncated, in the transcript.
 
-use super::{client_calls, model_call::ToolCall, tools};
+use super::{client_calls, model_call::ToolCall, subagents, tools};
 use crate::runtime::{
     approvals::{ApprovalRequest, Decision},
     engine::TurnContext,
@@ -23,6 +23,9 @@ pub(super) async fn run_tool(
     env: &Result<tools::ToolEnv, tools::ToolError>,
     call: &ToolCall,
 ) -> String {
+    if subagents::is_subagent_tool(&call.name) {
+        return subagents::run(turn, call).await;
+    }
     let dynamic = client_calls::find(&turn.settings.dynamic_tools, &call.name);
     if call.name == client_calls::REQUEST_USER_INPUT || dynamic.is_some() {
         return run_client_call(turn, call, dynamic).await;

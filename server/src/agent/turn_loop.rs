@@ -8,7 +8,7 @@ use super::{
     conversation,
     dispatch::run_tool,
     model_call::{add, call, Answer, Model},
-    tools,
+    subagents, tools,
 };
 use crate::runtime::{
     engine::{Outcome, TurnContext, TurnInput},
@@ -63,6 +63,9 @@ pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
     }
     if turn.settings.mode == Mode::Review {
         specs.push(tools::review::spec());
+    }
+    if turn.agents.may_spawn().await {
+        specs.extend(subagents::specs());
     }
     specs.extend(client_calls::specs(&turn.settings.dynamic_tools));
     if let Some(extra) = &turn.hosted.extra {

@@ -32,6 +32,7 @@ pub fn runtime_options(
         default_workspace,
         wait_timeout,
         clock: Default::default(),
+        sub_agents: config.subagents.limits(),
     }
 }
 

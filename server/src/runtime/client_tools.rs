@@ -32,7 +32,7 @@ pub const MAX_NAMESPACE_CHARS: usize = 20;
 /// The longest name beside a namespace, so that `namespace__name` fits.
 pub const MAX_NAMESPACED_NAME_CHARS: usize = MAX_NAME_CHARS - 2 - MAX_NAMESPACE_CHARS;
 /// Names the built-in tools use; a client tool may not shadow them.
-const RESERVED: [&str; 14] = [
+const RESERVED: [&str; 17] = [
     "read_file",
     "list_dir",
     "grep_files",
@@ -45,6 +45,9 @@ const RESERVED: [&str; 14] = [
     "exec_shell",
     "update_plan",
     "request_user_input",
+    "submit_review_finding",
+    "spawn_agent",
+    "agent_result",
     "shell",
     "search",
 ];

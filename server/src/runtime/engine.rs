@@ -4,6 +4,7 @@
 //! tests drive the runtime with scripted engines.
 
 use super::{
+    agent_runs::AgentGate,
     approvals::{ApprovalRequest, Approvals, Decision},
     client_tools::{CallEnd, ClientTools},
     hosted_tools::Hosted,
@@ -70,6 +71,8 @@ pub struct TurnContext {
     pub checkpoint: Checkpoint,
     /// Tools a client runs for this turn (an editor's, an MCP server's).
     pub hosted: Hosted,
+    /// Sub-agents this turn may spawn, wait on and read.
+    pub agents: AgentGate,
 }
 
 /// The workspace snapshots of one turn: before its first write or command

@@ -3,6 +3,7 @@
 //! handlers, server functions, `exec`, tests, the benchmark); the modules
 //! below are its parts.
 
+pub mod agent_runs;
 pub mod approvals;
 pub mod automations;
 pub mod client_tools;
@@ -61,6 +62,8 @@ pub struct RuntimeOptions {
     pub wait_timeout: Duration,
     /// What schedules and pairing expiry read; tests move it forward.
     pub clock: crate::clock::Clock,
+    /// How deep and how many sub-agents (`spawn_agent`) may go.
+    pub sub_agents: agent_runs::SubAgentLimits,
 }
 
 pub struct Runtime {
@@ -98,8 +101,17 @@ impl Runtime {
         let store = Arc::new(Store::open(&options.home).await?);
         let snapshots = Arc::new(snapshots::Snapshots::new(store.clone(), &options.home));
         let turns = Arc::new(
-            TurnManager::new(store.clone(), options.engine, snapshots.clone())
-                .with_wait_timeout(options.wait_timeout),
+            TurnManager::new(
+                store.clone(),
+                options.engine,
+                snapshots.clone(),
+                Arc::new(agent_runs::SubAgents::new(
+                    store.clone(),
+                    options.sub_agents,
+                    &options.home,
+                )),
+            )
+            .with_wait_timeout(options.wait_timeout),
         );
         // Another process on this store may be running its turns: only a
         // process that has the store to itself recovers (process_lock.rs).

@@ -2,6 +2,7 @@
 //! migrations, and a single serialized writer that allocates the global event
 //! sequence. Readers use the pool concurrently.
 
+pub mod agent_runs;
 pub mod automations;
 pub mod devices;
 pub mod events;

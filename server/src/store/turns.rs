@@ -113,6 +113,21 @@ pub async fn items_by_thread(
     rows.into_iter().map(TurnItemRecord::try_from).collect()
 }
 
+/// One turn's items, in order.
+pub async fn items_of_turn(
+    conn: &mut SqliteConnection,
+    turn_id: &str,
+) -> Result<Vec<TurnItemRecord>, StoreError> {
+    let rows: Vec<ItemRow> = sqlx::query_as(
+        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
+         FROM items WHERE turn_id = ?1 ORDER BY position",
+    )
+    .bind(turn_id)
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter().map(TurnItemRecord::try_from).collect()
+}
+
 /// The items a model sees: those of turns not undone, in order.
 pub async fn items_for_model(
     conn: &mut SqliteConnection,

@@ -137,6 +137,7 @@ impl Harness {
             default_workspace: std::env::current_dir().unwrap(),
             wait_timeout: WAIT_TIMEOUT,
             clock: clock.clone(),
+            sub_agents: Default::default(),
         })
         .await
         .expect("runtime");

@@ -415,6 +415,7 @@ async fn restart_with_pending(tool: &str, arguments: Value, receipt: &str) -> Va
         default_workspace: home.path().to_path_buf(),
         wait_timeout: codewhale::runtime::approvals::DEFAULT_TIMEOUT,
         clock: Default::default(),
+        sub_agents: Default::default(),
     };
     let manager = Runtime::open(options()).await.unwrap();
     let create = protocol::CreateThread {

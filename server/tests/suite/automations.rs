@@ -264,6 +264,7 @@ fn options(home: &std::path::Path, clock: &codewhale::clock::Clock) -> RuntimeOp
         default_workspace: std::env::current_dir().unwrap(),
         wait_timeout: common::WAIT_TIMEOUT,
         clock: clock.clone(),
+        sub_agents: Default::default(),
     }
 }
 

@@ -13,6 +13,7 @@ mod agent_client_calls;
 mod agent_compaction;
 mod agent_patch_plan;
 mod agent_provider_timeout;
+mod agent_runs;
 mod agent_symlinks;
 mod agent_tools;
 mod agent_turns;

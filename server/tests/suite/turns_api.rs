@@ -285,6 +285,7 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
         default_workspace: home.path().to_path_buf(),
         wait_timeout: common::WAIT_TIMEOUT,
         clock: Default::default(),
+        sub_agents: Default::default(),
     };
     let before = Runtime::open(options(Scripted::new(vec![
         Step::Say(pieces("half ")),

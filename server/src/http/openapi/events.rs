@@ -132,6 +132,8 @@ fn payloads() -> Vec<PayloadEntry> {
         entry::<ToolCallSettledPayload>(E::ToolCallCanceled),
         entry::<protocol::SnapshotCreatedPayload>(E::SnapshotCreated),
         entry::<protocol::WorkspaceRestoredPayload>(E::WorkspaceRestored),
+        entry::<protocol::AgentRunPayload>(E::AgentSpawned),
+        entry::<protocol::AgentRunPayload>(E::AgentCompleted),
     ];
     debug_assert_eq!(all.len(), EventName::ALL.len());
     all

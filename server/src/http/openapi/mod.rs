@@ -64,6 +64,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "tasks", description = "Turns queued to run with no client attached"),
         (name = "automations", description = "Prompts run on a schedule, each run a task"),
         (name = "fleet", description = "Workers side by side, each in its own git worktree and branch, with the run's event stream"),
+        (name = "agent-runs", description = "Receipts of the sub-agents models spawned (read-only)"),
     ),
 )]
 struct ApiDoc;
@@ -121,6 +122,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::tasks::router())
         .merge(routes::automations::router())
         .merge(routes::fleet::router())
+        .merge(routes::agent_runs::router())
         .split_for_parts()
 }
 

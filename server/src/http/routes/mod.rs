@@ -1,5 +1,6 @@
 //! Plain axum routes; each area exposes `fn router() -> Router<AppState>`.
 
+pub mod agent_runs;
 pub mod approvals;
 pub mod automations;
 pub mod bootstrap;

@@ -16,6 +16,7 @@ mod start;
 pub use start::Opening;
 
 use super::{
+    agent_runs::SubAgents,
     approvals::{Approvals, DEFAULT_TIMEOUT},
     client_tools::ClientTools,
     engine::Engine,
@@ -65,11 +66,19 @@ pub struct TurnManager {
     user_inputs: Arc<UserInputs>,
     client_tools: Arc<ClientTools>,
     snapshots: Arc<Snapshots>,
+    /// Sub-agent runs: their limits, worktrees and waiters.
+    agents: Arc<SubAgents>,
 }
 
 impl TurnManager {
-    pub fn new(store: Arc<Store>, engine: Arc<dyn Engine>, snapshots: Arc<Snapshots>) -> Self {
+    pub fn new(
+        store: Arc<Store>,
+        engine: Arc<dyn Engine>,
+        snapshots: Arc<Snapshots>,
+        agents: Arc<SubAgents>,
+    ) -> Self {
         Self {
+            agents,
             approvals: Arc::new(Approvals::new(store.clone(), DEFAULT_TIMEOUT)),
             user_inputs: Arc::new(UserInputs::new(store.clone(), DEFAULT_TIMEOUT)),
             client_tools: Arc::new(ClientTools::new(store.clone(), DEFAULT_TIMEOUT)),

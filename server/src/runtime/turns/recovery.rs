@@ -34,6 +34,7 @@ impl TurnManager {
             )
             .await?;
         }
+        self.agents.announce_ended();
         Ok(count)
     }
 }

@@ -5,6 +5,7 @@ use super::{recovery::unsettled_requests, TurnManager, INTERRUPT_GRACE, RESTART_
 use crate::{
     clock,
     runtime::{
+        agent_runs::{self, AgentGate},
         engine::{Checkpoint, ClientGate, Outcome, TurnContext, TurnInput, TurnSettings},
         hosted_tools::Hosted,
         turn_writer,
@@ -70,6 +71,14 @@ impl TurnManager {
                             Some(settings.auto_approve)
                         },
                     };
+                    let agents = AgentGate {
+                        agents: manager.agents.clone(),
+                        manager: manager.clone(),
+                        thread: thread.clone(),
+                        turn_id: turn.id.clone(),
+                        settings: settings.clone(),
+                        interrupt: interrupt.clone(),
+                    };
                     let context = TurnContext {
                         thread: thread.clone(),
                         turn_id: turn.id.clone(),
@@ -82,6 +91,7 @@ impl TurnManager {
                         client,
                         checkpoint: checkpoint.clone(),
                         hosted,
+                        agents,
                     };
                     let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
                     tokio::select! {
@@ -94,7 +104,11 @@ impl TurnManager {
                 }
             };
             manager.cancel_waiting(&turn_id, &outcome).await;
+            if matches!(outcome, Outcome::Interrupted { .. }) {
+                manager.interrupt_children(&turn_id).await;
+            }
             checkpoint.after_turn().await;
+            manager.agents.commit_worktree(&turn_id).await;
             // The engine's ItemWriter was dropped with it: the writer drains.
             let drained = match writer.await {
                 Ok(result) => result,
@@ -117,7 +131,17 @@ impl TurnManager {
                 tracing::error!(%error, "finishing a turn failed");
             }
             manager.release(&thread.id, &turn_id);
+            manager.agents.announce_ended();
         });
+    }
+
+    /// An interrupted turn's sub-agents stop with it (the user's Stop
+    /// means all of it); those of a turn that ended otherwise go on.
+    async fn interrupt_children(&self, turn_id: &str) {
+        for (thread_id, child_turn) in self.agents.open_children(turn_id).await {
+            // A child that ended meanwhile refuses (409): nothing to do.
+            let _ = self.interrupt(&thread_id, &child_turn).await;
+        }
     }
 
     /// Settles what a finished turn left waiting on its client, each with
@@ -194,6 +218,7 @@ impl TurnManager {
         });
         tx.append(NewEvent::turn(&turn.thread_id, &turn.id, payload))
             .await?;
+        agent_runs::settle::end_in(&mut tx, &turn, recovered).await?;
         tx.commit().await
     }
 

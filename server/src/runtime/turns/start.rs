@@ -7,12 +7,13 @@ use crate::{
     clock,
     runtime::error::RuntimeError,
     runtime::{
+        agent_runs::{self, SubAgentLimits},
         client_tools,
         engine::{TurnInput, TurnSettings},
         hosted_tools::Hosted,
         ids, threads,
     },
-    store::{self, NewEvent, StoreError, ThreadRow, WriteTx},
+    store::{self, agent_runs::AgentRunRow, NewEvent, StoreError, ThreadRow, WriteTx},
 };
 use protocol::{
     CompactThread, EventPayload, ItemKind, ItemPayload, ItemStatus, Mode, StartTurn, ThreadRecord,
@@ -23,6 +24,16 @@ use std::sync::Arc;
 use tokio::sync::{mpsc, watch};
 
 const PREVIEW_CHARS: usize = 140;
+
+/// How a turn is started, beyond its input: per-turn overrides, an item
+/// recorded with the prompt, a client's tools, the sub-agent run it is.
+#[derive(Default)]
+struct Start {
+    overrides: Option<StartTurn>,
+    opening: Option<Opening>,
+    hosted: Hosted,
+    run: Option<(AgentRunRow, SubAgentLimits)>,
+}
 const SUMMARY_CHARS: usize = 280;
 
 impl TurnManager {
@@ -31,8 +42,29 @@ impl TurnManager {
         thread_id: &str,
         request: StartTurn,
     ) -> Result<TurnStarted, RuntimeError> {
-        self.prompted(thread_id, request, None, Hosted::default())
+        self.prompted(thread_id, request, None, Hosted::default(), None)
             .await
+    }
+
+    /// `start` on a sub-agent's thread, the run recorded (and the limits
+    /// checked) in the transaction that starts the turn; the turn's id.
+    pub(in crate::runtime) async fn start_child(
+        self: &Arc<Self>,
+        thread_id: &str,
+        request: StartTurn,
+        run: AgentRunRow,
+        limits: SubAgentLimits,
+    ) -> Result<String, RuntimeError> {
+        let started = self
+            .prompted(
+                thread_id,
+                request,
+                None,
+                Hosted::default(),
+                Some((run, limits)),
+            )
+            .await?;
+        Ok(started.turn.id)
     }
 
     /// `start`, the turn using tools its client runs (an editor's, MCP
@@ -44,7 +76,7 @@ impl TurnManager {
         request: StartTurn,
         hosted: Hosted,
     ) -> Result<TurnStarted, RuntimeError> {
-        self.prompted(thread_id, request, None, hosted).await
+        self.prompted(thread_id, request, None, hosted, None).await
     }
 
     /// `start`, with `opening` recorded right after the prompt in the same
@@ -55,7 +87,7 @@ impl TurnManager {
         request: StartTurn,
         opening: Opening,
     ) -> Result<TurnStarted, RuntimeError> {
-        self.prompted(thread_id, request, Some(opening), Hosted::default())
+        self.prompted(thread_id, request, Some(opening), Hosted::default(), None)
             .await
     }
 
@@ -65,6 +97,7 @@ impl TurnManager {
         request: StartTurn,
         opening: Option<Opening>,
         hosted: Hosted,
+        run: Option<(AgentRunRow, SubAgentLimits)>,
     ) -> Result<TurnStarted, RuntimeError> {
         let prompt = request.prompt.trim().to_string();
         if prompt.is_empty() {
@@ -76,8 +109,13 @@ impl TurnManager {
             .filter(|s| !s.trim().is_empty())
             .unwrap_or_else(|| truncate(&prompt, SUMMARY_CHARS));
         let input = TurnInput::Prompt(prompt);
-        self.begin(thread_id, input, summary, Some(request), opening, hosted)
-            .await
+        let start = Start {
+            overrides: Some(request),
+            opening,
+            hosted,
+            run,
+        };
+        self.begin(thread_id, input, summary, start).await
     }
 
     /// Whether `request` could start a turn now (the checks `start` makes
@@ -115,9 +153,7 @@ impl TurnManager {
                 reason: request.reason,
             },
             summary,
-            None,
-            None,
-            Hosted::default(),
+            Start::default(),
         )
         .await
     }
@@ -127,10 +163,14 @@ impl TurnManager {
         thread_id: &str,
         input: TurnInput,
         input_summary: String,
-        overrides: Option<StartTurn>,
-        opening: Option<Opening>,
-        hosted: Hosted,
+        start: Start,
     ) -> Result<TurnStarted, RuntimeError> {
+        let Start {
+            overrides,
+            opening,
+            hosted,
+            run,
+        } = start;
         let thread_id = ids::parse(ids::THREAD, thread_id, "thread")?.to_string();
         let mut thread = self.thread(&thread_id).await?;
         let settings = settings(&thread, overrides.as_ref())?;
@@ -170,7 +210,7 @@ impl TurnManager {
         };
         let opening = opening.map(|opening| opening.item(&turn_id, &now));
         let written = self
-            .write_start(&mut thread, &turn, &input, opening.as_ref(), &now)
+            .write_start(&mut thread, &turn, &input, (opening.as_ref(), run), &now)
             .await;
         if let Err(error) = written {
             self.release(&thread_id, &turn_id);
@@ -196,7 +236,10 @@ impl TurnManager {
         thread: &mut ThreadRow,
         turn: &TurnRecord,
         input: &TurnInput,
-        opening: Option<&TurnItemRecord>,
+        (opening, run): (
+            Option<&TurnItemRecord>,
+            Option<(AgentRunRow, SubAgentLimits)>,
+        ),
         now: &str,
     ) -> Result<(), RuntimeError> {
         let mut tx = self.store.begin_write().await?;
@@ -241,6 +284,10 @@ impl TurnManager {
         }
         if let Some(item) = opening {
             record_completed(&mut tx, &thread.id, item).await?;
+        }
+        if let Some((mut run, limits)) = run {
+            run.turn_id = turn.id.clone();
+            agent_runs::settle::record_spawn(&mut tx, &run, limits).await?;
         }
         // After the prompt's events, so a stream reads turn, prompt, title.
         if titled {

@@ -1,0 +1,44 @@
+//! `/v1/agent-runs`: the receipts of sub-agent runs, read-only (runs are
+//! started by a model's `spawn_agent` and end with their child's turn).
+
+use crate::http::{
+    error::ApiError,
+    extract::{Path, Query},
+    state::AppState,
+};
+use axum::extract::State;
+use protocol::{AgentRun, AgentRuns, ErrorEnvelope, ListAgentRuns};
+use utoipa_axum::{router::OpenApiRouter, routes};
+
+pub fn router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::new()
+        .routes(routes!(list))
+        .routes(routes!(detail))
+}
+
+/// Sub-agent runs, newest first, each with its receipt.
+#[utoipa::path(get, path = "/v1/agent-runs", tag = "agent-runs", operation_id = "listAgentRuns",
+    params(ListAgentRuns),
+    responses(
+        (status = 200, description = "The runs", body = AgentRuns),
+        (status = 400, description = "A limit out of range or a malformed parent thread id", body = ErrorEnvelope)))]
+async fn list(
+    State(state): State<AppState>,
+    Query(query): Query<ListAgentRuns>,
+) -> Result<axum::Json<AgentRuns>, ApiError> {
+    Ok(axum::Json(state.runtime.agent_runs(query).await?))
+}
+
+/// One run's receipt: what was asked, how it went, the steps, the files
+/// and branch it left, the commands it ran, what it cost.
+#[utoipa::path(get, path = "/v1/agent-runs/{run_id}", tag = "agent-runs", operation_id = "getAgentRun",
+    params(("run_id" = String, Path, description = "The run's id, or its child thread's (the worker's)")),
+    responses(
+        (status = 200, description = "The receipt", body = AgentRun),
+        (status = 404, description = "No such run", body = ErrorEnvelope)))]
+async fn detail(
+    State(state): State<AppState>,
+    Path(run_id): Path<String>,
+) -> Result<axum::Json<AgentRun>, ApiError> {
+    Ok(axum::Json(state.runtime.agent_run(&run_id).await?))
+}

@@ -1,0 +1,286 @@
+//! What a running turn may do with sub-agents: spawn one (a child thread
+//! with the parent's settings, never more permissive, and a turn on it),
+//! wait for a run to end, read a run. Only the runs a thread spawned are
+//! its to wait on or read.
+
+use super::{records, SubAgents};
+use crate::{
+    child::worktree,
+    clock,
+    runtime::{
+        engine::TurnSettings, error::RuntimeError, ids, tasks::MAX_PROMPT_BYTES, threads,
+        turns::TurnManager,
+    },
+    store::{self, agent_runs::AgentRunRow},
+};
+use protocol::{
+    AgentIsolation, AgentRun, CreateThread, Mode, PatchThread, StartTurn, ThreadRecord,
+};
+use std::{path::Path, sync::Arc};
+use tokio::sync::watch;
+
+/// A sub-agent the model asked for.
+#[derive(Clone, Debug)]
+pub struct SpawnRequest {
+    pub prompt: String,
+    /// `agent` or `plan`; the parent's mode when not given. A read-only
+    /// parent's sub-agents are read-only too.
+    pub mode: Option<Mode>,
+    pub isolation: AgentIsolation,
+    pub wait: bool,
+}
+
+/// One turn's access to sub-agents.
+#[derive(Clone)]
+pub struct AgentGate {
+    pub(in crate::runtime) agents: Arc<SubAgents>,
+    pub(in crate::runtime) manager: Arc<TurnManager>,
+    pub(in crate::runtime) thread: ThreadRecord,
+    pub(in crate::runtime) turn_id: String,
+    pub(in crate::runtime) settings: TurnSettings,
+    pub(in crate::runtime) interrupt: watch::Receiver<bool>,
+}
+
+impl AgentGate {
+    /// How deep this turn's thread is (0: not a sub-agent).
+    pub async fn depth(&self) -> u32 {
+        let depth = match self.agents.store.conn().await {
+            Ok(mut conn) => store::agent_runs::depth_of(&mut conn, &self.thread.id).await,
+            Err(error) => Err(error),
+        };
+        // Unknown counts as deepest: nothing is spawned on a guess.
+        depth.map_or(u32::MAX, |d| u32::try_from(d).unwrap_or(u32::MAX))
+    }
+
+    /// Whether a spawn could pass the depth limit (the tool is offered then).
+    pub async fn may_spawn(&self) -> bool {
+        self.depth().await < self.agents.limits.max_depth
+    }
+
+    /// Starts a sub-agent for the parent's item `item_id`; the receipt as
+    /// it stands right after the start.
+    pub async fn spawn(&self, item_id: &str, request: SpawnRequest) -> Result<AgentRun, String> {
+        let prompt = request.prompt.trim().to_string();
+        if prompt.is_empty() {
+            return Err("prompt must not be empty".into());
+        }
+        if prompt.len() > MAX_PROMPT_BYTES {
+            return Err(format!("prompt exceeds {MAX_PROMPT_BYTES} bytes"));
+        }
+        let limits = self.agents.limits;
+        let depth = self.depth().await.saturating_add(1);
+        if depth > limits.max_depth {
+            return Err(format!(
+                "sub-agents may nest at most {} deep and this one would be {depth} deep; do this part yourself",
+                limits.max_depth
+            ));
+        }
+        let mode = self.child_mode(request.mode)?;
+        let Some(parent_workspace) = self.thread.workspace.clone() else {
+            return Err("this thread has no workspace".into());
+        };
+        let run_id = ids::new(records::RUN);
+        let mut row = AgentRunRow {
+            id: run_id.clone(),
+            parent_thread_id: self.thread.id.clone(),
+            parent_turn_id: self.turn_id.clone(),
+            parent_item_id: item_id.to_string(),
+            thread_id: String::new(),
+            turn_id: String::new(),
+            depth: i64::from(depth),
+            prompt: prompt.clone(),
+            mode: mode.as_str().to_string(),
+            isolation: request.isolation.as_str().to_string(),
+            wait: request.wait,
+            model: self.settings.model.clone(),
+            model_provider: self.settings.model_provider.clone(),
+            workspace: parent_workspace.clone(),
+            worktree: None,
+            git_dir: None,
+            branch: None,
+            base_commit: None,
+            commit_oid: None,
+            diff_stat: None,
+            created_at: clock::now(),
+            ended_at: None,
+        };
+        let top = match request.isolation {
+            AgentIsolation::Worktree => Some(self.add_worktree(&mut row, &parent_workspace).await?),
+            AgentIsolation::Shared => None,
+        };
+        let started = self.start(&mut row, depth, mode).await;
+        if let Err(error) = started {
+            if let (Some(top), Some(path), Some(branch)) = (&top, &row.worktree, &row.branch) {
+                worktree::discard(top, Path::new(path), branch).await;
+            }
+            return Err(error.to_string());
+        }
+        let row = store::agent_runs::get(self.agents.store.pool(), &run_id)
+            .await
+            .map_err(|e| e.to_string())?
+            .ok_or("the run was not recorded")?;
+        records::receipt(&self.agents.store, row)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// The child thread (recorded as spawned by this turn) and its turn.
+    async fn start(
+        &self,
+        row: &mut AgentRunRow,
+        depth: u32,
+        mode: Mode,
+    ) -> Result<(), RuntimeError> {
+        let store = &self.agents.store;
+        let workspace = Path::new(&row.workspace).to_path_buf();
+        let title = threads::title_from_prompt(&row.prompt).unwrap_or_else(|| "task".into());
+        let child = threads::create(
+            store,
+            &workspace,
+            CreateThread {
+                model: row.model.clone(),
+                model_provider: row.model_provider.clone(),
+                workspace: Some(row.workspace.clone()),
+                mode: Some(mode.as_str().to_string()),
+                allow_shell: Some(self.settings.allow_shell),
+                trust_mode: Some(self.settings.trust_mode),
+                auto_approve: Some(self.settings.auto_approve || self.settings.mode == Mode::Yolo),
+                system_prompt: Some(preamble(depth, self.agents.limits.max_depth)),
+                title: Some(format!("Sub-agent: {title}")),
+                dynamic_tools: None,
+            },
+        )
+        .await?;
+        row.thread_id = child.id.clone();
+        let request = StartTurn {
+            prompt: row.prompt.clone(),
+            ..StartTurn::default()
+        };
+        let started = self
+            .manager
+            .start_child(&child.id, request, row.clone(), self.agents.limits)
+            .await;
+        match started {
+            Ok(turn_id) => {
+                row.turn_id = turn_id;
+                Ok(())
+            }
+            Err(error) => {
+                // Nothing ran in it: out of the way, kept for the record.
+                let archive = PatchThread {
+                    archived: Some(true),
+                    ..PatchThread::default()
+                };
+                let _ = threads::patch(store, &child.id, archive).await;
+                Err(error)
+            }
+        }
+    }
+
+    /// A worktree and branch of the run's own, from the workspace's HEAD;
+    /// the top of the repository it belongs to.
+    async fn add_worktree(
+        &self,
+        row: &mut AgentRunRow,
+        workspace: &str,
+    ) -> Result<std::path::PathBuf, String> {
+        let repository = worktree::inspect(Path::new(workspace)).await?;
+        let path = self.agents.worktrees.join(&row.id);
+        std::fs::create_dir_all(&self.agents.worktrees)
+            .map_err(|e| format!("cannot make {}: {e}", self.agents.worktrees.display()))?;
+        let branch = format!("codewhale/agent/{}", row.id);
+        let made = worktree::add(&repository, &path, &branch, &repository.head).await?;
+        let inside = made.path.join(&repository.prefix);
+        let located = std::fs::create_dir_all(&inside)
+            .map_err(|e| e.to_string())
+            .and_then(|()| {
+                threads::canonical_workspace(&inside.display().to_string())
+                    .map_err(|e| e.to_string())
+            });
+        row.worktree = Some(made.path.display().to_string());
+        row.git_dir = Some(made.git_dir.display().to_string());
+        row.branch = Some(branch.clone());
+        row.base_commit = Some(repository.head.clone());
+        match located {
+            Ok(inside) => {
+                row.workspace = inside;
+                Ok(repository.top)
+            }
+            Err(error) => {
+                worktree::discard(&repository.top, &made.path, &branch).await;
+                Err(error)
+            }
+        }
+    }
+
+    /// The child's mode: as asked (agent or plan), the parent's otherwise;
+    /// never able to change what the parent may not.
+    fn child_mode(&self, asked: Option<Mode>) -> Result<Mode, String> {
+        let parent = self.settings.mode;
+        let mode = match asked {
+            None => parent,
+            Some(mode @ (Mode::Agent | Mode::Plan)) => mode,
+            Some(other) => {
+                return Err(format!(
+                    "a sub-agent's mode is agent or plan (got {})",
+                    other.as_str()
+                ))
+            }
+        };
+        Ok(match (parent.may_change(), mode) {
+            (false, _) | (_, Mode::Review) => Mode::Plan,
+            (true, mode) => mode,
+        })
+    }
+
+    /// Waits until the run ends (or this turn is interrupted), then its receipt.
+    pub async fn wait(&self, run_id: &str) -> Result<AgentRun, String> {
+        let mut interrupt = self.interrupt.clone();
+        loop {
+            let mut ended = self.agents.ended.subscribe();
+            let row = self.own(run_id).await?;
+            if row.ended_at.is_some() {
+                return records::receipt(&self.agents.store, row)
+                    .await
+                    .map_err(|e| e.to_string());
+            }
+            tokio::select! {
+                changed = ended.changed() => if changed.is_err() {
+                    return Err("the runtime is shutting down".into());
+                },
+                _ = interrupt.wait_for(|stop| *stop) => {
+                    return Err("interrupted while waiting for the sub-agent".into());
+                }
+            }
+        }
+    }
+
+    /// The run's receipt now, ended or not.
+    pub async fn read(&self, run_id: &str) -> Result<AgentRun, String> {
+        let row = self.own(run_id).await?;
+        records::receipt(&self.agents.store, row)
+            .await
+            .map_err(|e| e.to_string())
+    }
+
+    /// A run this thread spawned; any other is "not found" to it.
+    async fn own(&self, run_id: &str) -> Result<AgentRunRow, String> {
+        let missing = || format!("no sub-agent run {run_id} was spawned by this thread");
+        let id = ids::parse(records::RUN, run_id.trim(), "run").map_err(|_| missing())?;
+        match store::agent_runs::get(self.agents.store.pool(), id).await {
+            Ok(Some(row)) if row.parent_thread_id == self.thread.id && row.id == id => Ok(row),
+            Ok(_) => Err(missing()),
+            Err(error) => Err(error.to_string()),
+        }
+    }
+}
+
+/// The child's system prompt: what it is and what its answer is for.
+fn preamble(depth: u32, max_depth: u32) -> String {
+    format!(
+        "You are a sub-agent (depth {depth} of at most {max_depth}): another agent delegated the \
+         task in the next message to you. Do it within this workspace, check your work where you \
+         can, and end with a concise report of what you did, what you found and what is left: \
+         that final message is returned to the agent that spawned you."
+    )
+}
