@@ -12,6 +12,9 @@ import type {
   FleetEvent,
   FleetRunDetail,
   FleetRuns,
+  AgentRun,
+  AgentRuns,
+  ListAgentRuns,
   FleetWorker,
   FleetWorkers,
   ListFleetRuns,
@@ -680,6 +683,20 @@ export class RuntimeClient {
   /** The run's events, replayed and then live: see {@link fleetEvents}. */
   fleetEvents(runId: string, options: FleetEventsOptions = {}): AsyncGenerator<FleetEvent, void, undefined> {
     return fleetEvents(this, runId, options);
+  }
+
+  // ---- agent runs -----------------------------------------------------
+
+  /** `GET /v1/agent-runs`: sub-agent receipts, newest first (`parent_thread_id` narrows to one thread's). */
+  async listAgentRuns(query: ListAgentRuns = {}, options: RequestOptions = {}): Promise<AgentRuns> {
+    await this.requireCapability("agent_runs", "listAgentRuns", options);
+    return this.request("GET", "/v1/agent-runs", { ...options, query: query as Query });
+  }
+
+  /** `GET /v1/agent-runs/{run_id}`: one receipt, by run id or by the child thread's id. */
+  async getAgentRun(runId: string, options: RequestOptions = {}): Promise<AgentRun> {
+    await this.requireCapability("agent_runs", "getAgentRun", options);
+    return this.request("GET", `/v1/agent-runs/${seg(runId)}`, options);
   }
 
   // ---- streaming ------------------------------------------------------

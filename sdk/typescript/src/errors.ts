@@ -103,7 +103,8 @@ export type CapabilityName =
   | "mobile"
   | "tasks"
   | "automations"
-  | "fleet";
+  | "fleet"
+  | "agent_runs";
 
 /**
  * The server does not advertise what the call needs: `capability` is the

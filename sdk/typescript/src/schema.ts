@@ -1054,10 +1054,203 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agent-runs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Sub-agent runs, newest first, each with its receipt. */
+        get: operations["listAgentRuns"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-runs/{run_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One run's receipt: what was asked, how it went, the steps, the files
+         *     and branch it left, the commands it ran, what it cost.
+         */
+        get: operations["getAgentRun"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @description Something the run left behind: a file it changed, or (worktree
+         *     isolation) the branch holding its work.
+         */
+        AgentArtifact: {
+            path: string;
+            item_id: string;
+            /** @enum {string} */
+            kind: "file_change";
+        } | {
+            branch: string;
+            commit: string | null;
+            diff_stat: components["schemas"]["DiffStat"];
+            /** @enum {string} */
+            kind: "branch";
+        };
+        /** @description `agent.completed` */
+        AgentCompletedEvent: components["schemas"]["EventEnvelope"] & {
+            /** @enum {string} */
+            event: "agent.completed";
+            /** @enum {string} */
+            kind: "agent.completed";
+            payload: components["schemas"]["AgentRunPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "agent.completed";
+        };
+        /** @description How to go on with the child: its thread takes turns like any other. */
+        AgentFollowUp: {
+            thread_id: string;
+            hint: string;
+        };
+        /**
+         * @description Where a sub-agent works.
+         * @enum {string}
+         */
+        AgentIsolation: "shared" | "worktree";
+        /** @description `GET /v1/agent-runs/{run_id}`: a sub-agent run's receipt. */
+        AgentRun: {
+            run_id: string;
+            /**
+             * @description The child's thread: the worker that did the run (also accepted as
+             *     `{run_id}`).
+             */
+            worker_id: string;
+            /** @description Always `sub_agent`. */
+            actor_kind: string;
+            status: components["schemas"]["AgentRunStatus"];
+            spec: components["schemas"]["AgentRunSpec"];
+            thread_id: string;
+            turn_id: string;
+            /** @description The child's final message (clipped). */
+            answer: string | null;
+            error: string | null;
+            created_at: string;
+            ended_at: string | null;
+            /** @description The child turn's steps, at most the last 50. */
+            events: components["schemas"]["AgentRunEvent"][];
+            /**
+             * Format: int32
+             * @description Steps left out of `events`.
+             */
+            events_omitted: number;
+            follow_up: components["schemas"]["AgentFollowUp"] | null;
+            takeover: components["schemas"]["AgentTakeover"] | null;
+            artifacts: components["schemas"]["AgentArtifact"][];
+            usage: components["schemas"]["Usage"];
+            verification: components["schemas"]["AgentVerification"];
+        };
+        /** @description One step of the child's turn (an item), oldest first. */
+        AgentRunEvent: {
+            item_id: string;
+            kind: components["schemas"]["ItemKind"];
+            status: components["schemas"]["ItemStatus"];
+            summary: string;
+            at: string;
+        };
+        /**
+         * @description `agent.spawned` and `agent.completed` on the parent's stream: the
+         *     child's lifecycle (the receipt has the rest).
+         */
+        AgentRunPayload: {
+            run_id: string;
+            /** @description The child's thread and turn. */
+            thread_id: string;
+            turn_id: string;
+            status: components["schemas"]["AgentRunStatus"];
+            /** Format: int32 */
+            depth: number;
+            prompt: string;
+            /** @description `agent.completed`: the child's final message (clipped). */
+            answer?: string | null;
+            error?: string | null;
+            /** @description Present (true) when a restart found the run ended and reported it. */
+            recovered?: boolean | null;
+        };
+        /** @description What the parent asked for, as it was asked. */
+        AgentRunSpec: {
+            run_id: string;
+            prompt: string;
+            mode: components["schemas"]["Mode"];
+            isolation: components["schemas"]["AgentIsolation"];
+            /** @description Whether the parent waited for the result in the same tool call. */
+            wait: boolean;
+            model: string | null;
+            model_provider: string | null;
+            /** @description Where the child works (the worktree's, with worktree isolation). */
+            workspace: string;
+            parent_thread_id: string;
+            parent_turn_id: string;
+            /** @description The parent's `spawn_agent` item. */
+            parent_item_id: string;
+            /**
+             * Format: int32
+             * @description 1 for a sub-agent of a top-level thread, 2 for one of its own, …
+             */
+            depth: number;
+        };
+        /**
+         * @description `running` until the child's turn ends, then how it ended.
+         * @enum {string}
+         */
+        AgentRunStatus: "running" | "completed" | "failed" | "interrupted";
+        /** @description `GET /v1/agent-runs`. */
+        AgentRuns: {
+            runs: components["schemas"]["AgentRun"][];
+        };
+        /** @description `agent.spawned` */
+        AgentSpawnedEvent: components["schemas"]["EventEnvelope"] & {
+            /** @enum {string} */
+            event: "agent.spawned";
+            /** @enum {string} */
+            kind: "agent.spawned";
+            payload: components["schemas"]["AgentRunPayload"];
+        } & {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            event: "agent.spawned";
+        };
+        /** @description Turns somebody else started on the child's thread after the run. */
+        AgentTakeover: {
+            turn_ids: string[];
+        };
+        /** @description The commands the child ran and how many succeeded. */
+        AgentVerification: {
+            commands: components["schemas"]["VerificationCommand"][];
+            /** Format: int32 */
+            passed: number;
+            /** Format: int32 */
+            failed: number;
+        };
         /** @description One answer; a multi-select question may get several. */
         Answer: {
             id: string;
@@ -1237,6 +1430,8 @@ export interface components {
             automations?: boolean;
             /** @description `/v1/fleet`: workers side by side in worktrees, with an event stream. */
             fleet?: boolean;
+            /** @description `spawn_agent` for the model, and `/v1/agent-runs` receipts. */
+            agent_runs?: boolean;
         };
         /** @description `POST /v1/threads/{id}/compact`. */
         CompactThread: {
@@ -2106,13 +2301,13 @@ export interface components {
             prompt: string;
         };
         /** @description One event: the envelope, with `payload` typed by `event`. */
-        StreamEvent: components["schemas"]["ThreadStartedEvent"] | components["schemas"]["ThreadUpdatedEvent"] | components["schemas"]["ThreadForkedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnSteeredEvent"] | components["schemas"]["TurnInterruptRequestedEvent"] | components["schemas"]["TurnCompletedEvent"] | components["schemas"]["TurnUndoneEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["ItemFailedEvent"] | components["schemas"]["ItemInterruptedEvent"] | components["schemas"]["ApprovalRequiredEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ApprovalTimeoutEvent"] | components["schemas"]["UserInputRequiredEvent"] | components["schemas"]["UserInputAnsweredEvent"] | components["schemas"]["UserInputCanceledEvent"] | components["schemas"]["ToolCallRequestedEvent"] | components["schemas"]["ToolCallResolvedEvent"] | components["schemas"]["ToolCallTimeoutEvent"] | components["schemas"]["ToolCallCanceledEvent"] | components["schemas"]["SnapshotCreatedEvent"] | components["schemas"]["WorkspaceRestoredEvent"];
+        StreamEvent: components["schemas"]["ThreadStartedEvent"] | components["schemas"]["ThreadUpdatedEvent"] | components["schemas"]["ThreadForkedEvent"] | components["schemas"]["TurnStartedEvent"] | components["schemas"]["TurnSteeredEvent"] | components["schemas"]["TurnInterruptRequestedEvent"] | components["schemas"]["TurnCompletedEvent"] | components["schemas"]["TurnUndoneEvent"] | components["schemas"]["ItemStartedEvent"] | components["schemas"]["ItemDeltaEvent"] | components["schemas"]["ItemCompletedEvent"] | components["schemas"]["ItemFailedEvent"] | components["schemas"]["ItemInterruptedEvent"] | components["schemas"]["ApprovalRequiredEvent"] | components["schemas"]["ApprovalDecidedEvent"] | components["schemas"]["ApprovalTimeoutEvent"] | components["schemas"]["UserInputRequiredEvent"] | components["schemas"]["UserInputAnsweredEvent"] | components["schemas"]["UserInputCanceledEvent"] | components["schemas"]["ToolCallRequestedEvent"] | components["schemas"]["ToolCallResolvedEvent"] | components["schemas"]["ToolCallTimeoutEvent"] | components["schemas"]["ToolCallCanceledEvent"] | components["schemas"]["SnapshotCreatedEvent"] | components["schemas"]["WorkspaceRestoredEvent"] | components["schemas"]["AgentSpawnedEvent"] | components["schemas"]["AgentCompletedEvent"];
         /** @description One SSE frame: `id:` is the event's seq, `event:` its name, `data:` the event as JSON (a `StreamEvent`). */
         StreamFrame: {
             /** @description The seq (resume after it with `since_seq` or `Last-Event-ID`) */
             id: string;
             /** @enum {string} */
-            event: "thread.started" | "thread.updated" | "thread.forked" | "turn.started" | "turn.steered" | "turn.interrupt_requested" | "turn.completed" | "turn.undone" | "item.started" | "item.delta" | "item.completed" | "item.failed" | "item.interrupted" | "approval.required" | "approval.decided" | "approval.timeout" | "user_input.required" | "user_input.answered" | "user_input.canceled" | "tool_call.requested" | "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled" | "snapshot.created" | "workspace.restored";
+            event: "thread.started" | "thread.updated" | "thread.forked" | "turn.started" | "turn.steered" | "turn.interrupt_requested" | "turn.completed" | "turn.undone" | "item.started" | "item.delta" | "item.completed" | "item.failed" | "item.interrupted" | "approval.required" | "approval.decided" | "approval.timeout" | "user_input.required" | "user_input.answered" | "user_input.canceled" | "tool_call.requested" | "tool_call.resolved" | "tool_call.timeout" | "tool_call.canceled" | "snapshot.created" | "workspace.restored" | "agent.spawned" | "agent.completed";
             data: string;
         };
         /** @description A task and, once it ran, its thread, turn and final answer. */
@@ -2610,6 +2805,14 @@ export interface components {
             thread_id: string;
             turn_id: string;
             request: components["schemas"]["UserInputRequest"];
+        };
+        /** @description A command the child ran, as evidence of what it checked. */
+        VerificationCommand: {
+            item_id: string;
+            command: string;
+            /** Format: int64 */
+            exit_code: number | null;
+            ok: boolean;
         };
         /**
          * @description `GET /v1/threads/{id}/workspace/diff`: the work tree (tracked and
@@ -5672,6 +5875,83 @@ export interface operations {
             };
             /** @description The worker is still queued or running, or its run's worktrees were removed */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listAgentRuns: {
+        parameters: {
+            query?: {
+                /** @description Only the runs this thread spawned. */
+                parent_thread_id?: string;
+                /** @description At most this many, newest first (default 50, at most 200). */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The runs */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRuns"];
+                };
+            };
+            /** @description A limit out of range or a malformed parent thread id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getAgentRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id, or its child thread's (the worker's) */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such run */
+            404: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -70,6 +70,15 @@ export type DiffStat = Schemas["DiffStat"];
 export type ListFleetRuns = NonNullable<operations["listFleetRuns"]["parameters"]["query"]>;
 /** One event of a fleet run's stream (`payload` is the worker or the run after the change). */
 export type FleetEvent = Schemas["FleetEventEnvelope"];
+export type AgentRun = Schemas["AgentRun"];
+export type AgentRuns = Schemas["AgentRuns"];
+export type AgentRunStatus = Schemas["AgentRunStatus"];
+export type AgentRunSpec = Schemas["AgentRunSpec"];
+export type AgentArtifact = Schemas["AgentArtifact"];
+/** `agent.spawned` and `agent.completed` on the parent thread's stream. */
+export type AgentRunPayload = Schemas["AgentRunPayload"];
+/** Query of `GET /v1/agent-runs`. */
+export type ListAgentRuns = NonNullable<operations["listAgentRuns"]["parameters"]["query"]>;
 export type TaskStatus = Schemas["TaskStatus"];
 export type CreateTask = Schemas["CreateTask"];
 export type TasksCleared = Schemas["TasksCleared"];

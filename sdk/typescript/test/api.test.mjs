@@ -5,7 +5,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { CapabilityError, createRuntimeClient, RuntimeApiError } from "../dist/index.js";
-import { slowText, text } from "./support/replies.mjs";
+import { slowText, text, toolCall } from "./support/replies.mjs";
 import { startRuntime } from "./support/runtime.mjs";
 import { agentText, assertContiguous, collect, turnCompleted } from "./support/stream.mjs";
 import { tapFetch } from "./support/tap.mjs";
@@ -293,4 +293,29 @@ test("fleet: a run of two workers, its event stream, workers, restart, and refus
   // Worktree isolation needs a git repository.
   const plain = await client.createFleetRun({ workers: [{ prompt: "p" }], workspace: runtime.workspace }).catch((e) => e);
   assert.equal(plain.status, 409);
+});
+
+test("agent runs: a sub-agent's lifecycle on the parent's stream and its receipt", async (t) => {
+  const { runtime, client } = await setup(t);
+  assert.equal((await client.runtimeInfo()).capabilities.agent_runs, true);
+  await runtime.mock.push(toolCall("spawn_agent", { prompt: "sdk-child: look around" }), text("parent done"));
+  await runtime.mock.push({ ...text("child report"), when_contains: "depth 1 of" });
+  const thread = await client.createThread({});
+  const events = client.events(thread.id, { sinceSeq: (await client.getThread(thread.id)).latest_seq });
+  const started = await client.startTurn(thread.id, { prompt: "delegate" });
+  const seen = await collect(events, turnCompleted(started.turn.id));
+  const names = seen.map((e) => e.event);
+  assert.ok(names.indexOf("agent.spawned") < names.indexOf("agent.completed"));
+  const completed = seen.find((e) => e.event === "agent.completed").payload;
+  assert.equal(completed.status, "completed");
+  assert.equal(completed.answer, "child report");
+
+  const { runs } = await client.listAgentRuns({ parent_thread_id: thread.id });
+  assert.equal(runs.length, 1);
+  assert.equal(runs[0].actor_kind, "sub_agent");
+  assert.equal(runs[0].spec.prompt, "sdk-child: look around");
+  assert.deepEqual(await client.getAgentRun(runs[0].worker_id), runs[0]);
+  const missing = await client.getAgentRun("agent_00").catch((e) => e);
+  assert.ok(missing instanceof RuntimeApiError);
+  assert.equal(missing.status, 404);
 });
