@@ -3,6 +3,7 @@ use crate::{
     protocol::{ItemKind, ItemStatus, TurnItemRecord},
 };
 use leptos::prelude::*;
+use leptos_router::components::A;
 use serde_json::Value;
 
 /// The item's text: live while it runs, fixed once settled.
@@ -27,6 +28,7 @@ pub fn receipt(entry: Entry, record: &TurnItemRecord, (node, open): Disclosure) 
         _ => "Tool",
     };
     let running = record.status == ItemStatus::InProgress;
+    let sub_agent = sub_agent(&record.metadata);
     view! {
         <details class="receipt" data-test="receipt" node_ref=node open=open>
             <summary>
@@ -37,8 +39,32 @@ pub fn receipt(entry: Entry, record: &TurnItemRecord, (node, open): Disclosure) 
             {details(record.kind, &record.metadata)}
             <pre class="output">{text(entry, running)}</pre>
         </details>
+        {sub_agent}
     }
     .into_any()
+}
+
+/// A `spawn_agent` or `agent_result` call: its child's thread, and how
+/// the run ended once that is known.
+fn sub_agent(metadata: &Value) -> Option<AnyView> {
+    let thread = metadata["child_thread_id"].as_str()?.to_string();
+    let status = metadata["run_status"].as_str().map(|status| {
+        view! {
+            " "
+            <span class=format!("status status-{status}") data-test="sub-agent-status">{status.to_string()}</span>
+        }
+    });
+    Some(
+        view! {
+            <p class="sub-agent" data-test="sub-agent">
+                <A href=format!("/threads/{thread}") attr:data-test="sub-agent-thread">
+                    "Open the sub-agent's thread"
+                </A>
+                {status}
+            </p>
+        }
+        .into_any(),
+    )
 }
 
 fn details(kind: ItemKind, metadata: &Value) -> Option<AnyView> {

@@ -176,10 +176,10 @@ impl Live {
             | E::TurnSteered
             | E::TurnInterruptRequested
             | E::ApprovalTimeout
-            | E::SnapshotCreated
-            // The spawn_agent item links to the child; its thread shows the rest.
-            | E::AgentSpawned
-            | E::AgentCompleted => {}
+            | E::SnapshotCreated => {}
+            E::AgentSpawned | E::AgentCompleted => {
+                self.link_sub_agent(event.item_id.as_deref(), payload)
+            }
             E::WorkspaceRestored => self.mark_reverted(&event.created_at, payload),
         }
         Applied::Fresh
@@ -225,13 +225,7 @@ impl Live {
         let Some(action_id) = restored["review_action_id"].as_str() else {
             return;
         };
-        let entry = self.items.with_untracked(|items| {
-            items
-                .iter()
-                .find(|e| e.id.with_value(|id| id == action_id))
-                .copied()
-        });
-        let Some(entry) = entry else {
+        let Some(entry) = self.entry(action_id) else {
             return;
         };
         entry.record.update(|record| {
@@ -242,17 +236,35 @@ impl Live {
         });
     }
 
-    fn append(&self, item_id: Option<&str>, payload: &Value) {
-        let (Some(item_id), Some(delta)) = (item_id, payload["delta"].as_str()) else {
+    /// A `spawn_agent` item shows its child's thread and status as they
+    /// change (the runtime marks the item itself with no event of its own).
+    fn link_sub_agent(&self, item_id: Option<&str>, payload: &Value) {
+        let Some(entry) = item_id.and_then(|id| self.entry(id)) else {
             return;
         };
-        let entry = self.items.with_untracked(|items| {
+        entry.record.update(|record| {
+            if let Some(metadata) = record.metadata.as_object_mut() {
+                metadata.insert("run_id".into(), payload["run_id"].clone());
+                metadata.insert("child_thread_id".into(), payload["thread_id"].clone());
+                metadata.insert("run_status".into(), payload["status"].clone());
+            }
+        });
+    }
+
+    fn entry(&self, item_id: &str) -> Option<Entry> {
+        self.items.with_untracked(|items| {
             items
                 .iter()
                 .find(|e| e.id.with_value(|id| id == item_id))
                 .copied()
-        });
-        if let Some(entry) = entry {
+        })
+    }
+
+    fn append(&self, item_id: Option<&str>, payload: &Value) {
+        let (Some(item_id), Some(delta)) = (item_id, payload["delta"].as_str()) else {
+            return;
+        };
+        if let Some(entry) = self.entry(item_id) {
             entry.text.update(|text| text.push_str(delta));
         }
     }
@@ -424,5 +436,52 @@ mod tests {
             .unwrap();
         let reverted = action.reverted.expect("marked reverted");
         assert_eq!(reverted.snapshot_id.as_deref(), Some("snap_3"));
+    }
+
+    #[test]
+    fn a_spawn_item_follows_its_sub_agent() {
+        let owner = Owner::new();
+        owner.set();
+        let mut first = detail();
+        first.items = vec![serde_json::from_value(json!({"id": "item_s", "turn_id": "turn_1",
+            "kind": "tool_call", "status": "in_progress", "summary": "Sub-agent: look",
+            "detail": null, "metadata": {"tool": "spawn_agent"}, "started_at": null, "ended_at": null}))
+        .unwrap()];
+        let live = Live::new(first);
+        let run = |status: &str| {
+            json!({"run_id": "agent_1", "thread_id": "thr_c", "turn_id": "turn_c",
+            "status": status, "depth": 1, "prompt": "look"})
+        };
+        live.apply(&event(
+            11,
+            10,
+            "agent.spawned",
+            Some("item_s"),
+            run("running"),
+        ));
+        let metadata = || {
+            live.items
+                .with_untracked(|items| items[0].record.get_untracked().metadata)
+        };
+        assert_eq!(metadata()["child_thread_id"], "thr_c");
+        assert_eq!(metadata()["run_status"], "running");
+        assert_eq!(metadata()["tool"], "spawn_agent", "the rest is kept");
+        live.apply(&event(
+            12,
+            11,
+            "agent.completed",
+            Some("item_s"),
+            run("completed"),
+        ));
+        assert_eq!(metadata()["run_status"], "completed");
+        // A run of an item this page does not show changes nothing.
+        live.apply(&event(
+            13,
+            12,
+            "agent.completed",
+            Some("item_x"),
+            run("failed"),
+        ));
+        assert_eq!(metadata()["run_status"], "completed");
     }
 }

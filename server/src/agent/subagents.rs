@@ -64,16 +64,24 @@ pub(super) async fn run(turn: &TurnContext, call: &ToolCall) -> String {
         ),
     };
     let item = turn.items.start(ItemKind::ToolCall, summary).await;
-    let result = match call.name.as_str() {
+    // The spawn refers to this item: it must be recorded first.
+    turn.items.sync().await;
+    let (run, result) = match call.name.as_str() {
         SPAWN => spawn(turn, &item, &args).await,
-        _ => result(turn, &args).await,
+        _ => (None, result(turn, &args).await),
     };
     let mut metadata = json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments, "ok": result.is_ok() });
+    // The run stays linked even when waiting for it failed.
+    if let Some(run) = result.as_ref().ok().or(run.as_ref()) {
+        metadata["run_id"] = json!(run.run_id);
+        metadata["child_thread_id"] = json!(run.thread_id);
+    }
     let (end, text) = match result {
         Ok(run) => {
-            metadata["run_id"] = json!(run.run_id);
-            metadata["child_thread_id"] = json!(run.thread_id);
-            metadata["run_status"] = json!(run.status);
+            // Only an end: a run left going ends later, on the stream.
+            if run.status.is_terminal() {
+                metadata["run_status"] = json!(run.status);
+            }
             (ItemEnd::Completed, report(&run))
         }
         Err(error) => (ItemEnd::Failed, format!("error: {error}")),
@@ -84,7 +92,29 @@ pub(super) async fn run(turn: &TurnContext, call: &ToolCall) -> String {
     text
 }
 
-async fn spawn(turn: &TurnContext, item: &str, args: &Value) -> Result<AgentRun, String> {
+/// The run started (if it was), and how the call ended.
+async fn spawn(
+    turn: &TurnContext,
+    item: &str,
+    args: &Value,
+) -> (Option<AgentRun>, Result<AgentRun, String>) {
+    let request = match spawn_request(args) {
+        Ok(request) => request,
+        Err(error) => return (None, Err(error)),
+    };
+    let wait = request.wait;
+    let run = match turn.agents.spawn(item, request).await {
+        Ok(run) => run,
+        Err(error) => return (None, Err(error)),
+    };
+    if !wait {
+        return (None, Ok(run));
+    }
+    let result = turn.agents.wait(&run.run_id).await;
+    (Some(run), result)
+}
+
+fn spawn_request(args: &Value) -> Result<SpawnRequest, String> {
     let Some(prompt) = args["prompt"].as_str() else {
         return Err("prompt (a string) is required".into());
     };
@@ -97,19 +127,12 @@ async fn spawn(turn: &TurnContext, item: &str, args: &Value) -> Result<AgentRun,
         Some(name) => AgentIsolation::parse(name)
             .ok_or_else(|| format!("isolation must be shared or worktree (got {name:?})"))?,
     };
-    let wait = args["wait"].as_bool().unwrap_or(true);
-    let request = SpawnRequest {
+    Ok(SpawnRequest {
         prompt: prompt.to_string(),
         mode,
         isolation,
-        wait,
-    };
-    let run = turn.agents.spawn(item, request).await?;
-    if wait {
-        turn.agents.wait(&run.run_id).await
-    } else {
-        Ok(run)
-    }
+        wait: args["wait"].as_bool().unwrap_or(true),
+    })
 }
 
 async fn result(turn: &TurnContext, args: &Value) -> Result<AgentRun, String> {

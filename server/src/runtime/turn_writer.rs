@@ -53,6 +53,8 @@ enum Report {
         detail: Option<String>,
         metadata: Option<serde_json::Value>,
     },
+    /// Answered once everything reported before it is written.
+    Sync(tokio::sync::oneshot::Sender<()>),
 }
 
 /// The engine's handle for recording items. Cheap to clone.
@@ -105,6 +107,14 @@ impl ItemWriter {
             metadata,
         })
         .await;
+    }
+
+    /// Waits until everything reported so far is durable (before another
+    /// record refers to an item just started).
+    pub async fn sync(&self) {
+        let (done, written) = tokio::sync::oneshot::channel();
+        self.send(Report::Sync(done)).await;
+        let _ = written.await;
     }
 
     async fn send(&self, report: Report) {
@@ -169,6 +179,10 @@ async fn run(
                     });
                 }
             },
+            Some(Report::Sync(done)) => {
+                flush(&store, &thread_id, &mut items, pending.take()).await?;
+                let _ = done.send(());
+            }
             Some(other) => {
                 flush(&store, &thread_id, &mut items, pending.take()).await?;
                 apply(&store, &thread_id, &mut items, other).await?;
@@ -234,7 +248,7 @@ async fn apply(
             }
             (item, end.event())
         }
-        Report::Delta { .. } => return Ok(()),
+        Report::Delta { .. } | Report::Sync(_) => return Ok(()),
     };
     let mut tx = store.begin_write().await?;
     store::turns::upsert_item(tx.conn(), thread_id, &item).await?;

@@ -172,3 +172,18 @@ pub async fn stranded(conn: &mut SqliteConnection) -> Result<Vec<AgentRunRow>, S
     );
     Ok(sqlx::query_as(&sql).fetch_all(conn).await?)
 }
+
+/// Marks the parent's `spawn_agent` item with the run and the child's
+/// thread while it runs (its end rewrites the metadata whole).
+pub async fn link_item(conn: &mut SqliteConnection, run: &AgentRunRow) -> Result<(), StoreError> {
+    sqlx::query(
+        "UPDATE items SET metadata = json_set(metadata, '$.run_id', ?, '$.child_thread_id', ?)
+         WHERE id = ?",
+    )
+    .bind(&run.id)
+    .bind(&run.thread_id)
+    .bind(&run.parent_item_id)
+    .execute(conn)
+    .await?;
+    Ok(())
+}

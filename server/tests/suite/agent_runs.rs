@@ -417,8 +417,8 @@ async fn receipts_refuse_bad_ids_and_limits() {
     let dir = tempfile::tempdir().unwrap();
     let s = setup_in_workspace(dir.path(), json!({})).await;
     for (path, status) in [
-        ("/v1/agent-runs/agent_zz", 400),
-        ("/v1/agent-runs/fleet_00", 400),
+        ("/v1/agent-runs/agent_zz", 404),
+        ("/v1/agent-runs/arun_00", 404),
         ("/v1/agent-runs/agent_00", 404),
         ("/v1/agent-runs/thr_00", 404),
         ("/v1/agent-runs?limit=0", 400),

@@ -27,13 +27,4 @@ fn agent_runs(document: &mut Value) {
     if let Some(schema) = schema_of(document, list, "get", "parent_thread_id") {
         merge(schema, &json!({ "pattern": ids::pattern(ids::THREAD) }));
     }
-    // A run's id or its child thread's.
-    if let Some(schema) = schema_of(document, "/v1/agent-runs/{run_id}", "get", "run_id") {
-        let hex = ids::pattern("").trim_start_matches('^').to_string();
-        let run = crate::runtime::agent_runs::RUN;
-        merge(
-            schema,
-            &json!({ "pattern": format!("^({run}|{}){hex}", ids::THREAD) }),
-        );
-    }
 }

@@ -50,16 +50,19 @@ impl Runtime {
         Ok(AgentRuns { runs })
     }
 
-    /// One run, by its id or by its child thread's (the worker's) id.
+    /// One run, by its id or by its child thread's (the worker's) id. An id
+    /// of neither shape names no run: a 404 like any unknown id, since other
+    /// resources' ids (an automation's `arun_…`) are fair things to ask about.
     pub async fn agent_run(&self, id: &str) -> Result<AgentRun, RuntimeError> {
-        if ids::parse(RUN, id, "agent run").is_err() {
-            ids::parse(ids::THREAD, id, "agent run").map_err(|_| {
-                RuntimeError::invalid("agent run id must look like agent_<hex> or thr_<hex>")
-            })?;
+        let not_found = || RuntimeError::NotFound(format!("agent run {id} not found"));
+        let shaped = ids::parse(RUN, id, "agent run").is_ok()
+            || ids::parse(ids::THREAD, id, "agent run").is_ok();
+        if !shaped {
+            return Err(not_found());
         }
         let row = store::agent_runs::get(self.store.pool(), id)
             .await?
-            .ok_or_else(|| RuntimeError::NotFound(format!("agent run {id} not found")))?;
+            .ok_or_else(not_found)?;
         receipt(&self.store, row).await
     }
 }

@@ -36,6 +36,7 @@ pub(in crate::runtime) async fn record_spawn(
         )));
     }
     store::agent_runs::insert(tx.conn(), run).await?;
+    store::agent_runs::link_item(tx.conn(), run).await?;
     let payload = AgentRunPayload {
         run_id: run.id.clone(),
         thread_id: run.thread_id.clone(),
