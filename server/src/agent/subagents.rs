@@ -103,9 +103,14 @@ async fn spawn(
         Err(error) => return (None, Err(error)),
     };
     let wait = request.wait;
-    let run = match turn.agents.spawn(item, request).await {
-        Ok(run) => run,
-        Err(error) => return (None, Err(error)),
+    // Its own task: dropping this call (the parent interrupted) must not
+    // cut a spawn off between its thread, worktree and recorded start.
+    let (gate, item) = (turn.agents.clone(), item.to_string());
+    let started = tokio::spawn(async move { gate.spawn(&item, request).await }).await;
+    let run = match started {
+        Ok(Ok(run)) => run,
+        Ok(Err(error)) => return (None, Err(error)),
+        Err(error) => return (None, Err(format!("starting the sub-agent failed: {error}"))),
     };
     if !wait {
         return (None, Ok(run));

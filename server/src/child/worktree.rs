@@ -10,6 +10,7 @@
 //! as pointers: its smudge filter is a program too.
 
 use super::git::{command, filters_in, repository_filters, CONFIG_LISTING};
+use crate::workspace::confine::Workspace;
 use protocol::{DiffStat, DiffStatFile};
 use std::{
     io,
@@ -133,6 +134,49 @@ pub async fn add(
             Err(error)
         }
     }
+}
+
+/// A worktree for a workspace: added at `path` on a new `branch` from the
+/// repository's HEAD, and the workspace's own subdirectory inside it (made
+/// when nothing committed is in it), confined to the worktree like any
+/// workspace path (HEAD may hold a symlink where the checkout has a
+/// directory). On failure nothing is left.
+pub async fn add_for_workspace(
+    repository: &Repository,
+    path: &Path,
+    branch: &str,
+) -> Result<(Worktree, PathBuf), String> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot make {}: {e}", parent.display()))?;
+    }
+    let made = add(repository, path, branch, &repository.head).await?;
+    match workspace_in(&made, &repository.prefix) {
+        Ok(inside) => Ok((made, inside)),
+        Err(error) => {
+            discard(&repository.top, &made.path, branch).await;
+            Err(error)
+        }
+    }
+}
+
+fn workspace_in(made: &Worktree, prefix: &Path) -> Result<PathBuf, String> {
+    let tree = Workspace::new(&made.path, false).map_err(|e| e.0)?;
+    let Some(prefix) = prefix.to_str().filter(|p| !p.is_empty()) else {
+        return Ok(tree.root().to_path_buf());
+    };
+    // The directories above a name in it are made through the confined walk.
+    let marker = tree
+        .writable(&format!("{prefix}/.codewhale"))
+        .map_err(|e| e.0)?;
+    marker
+        .create_parents(&mut Vec::new())
+        .map_err(|e| format!("cannot make {prefix} in the worktree: {e}"))?;
+    Ok(tree
+        .existing(prefix)
+        .map_err(|e| e.0)?
+        .as_path()
+        .to_path_buf())
 }
 
 /// Best effort: removes a worktree that is not wanted, and its branch.

@@ -137,12 +137,17 @@ pub struct ClientGate {
 }
 
 impl ClientGate {
-    /// Waits for an approval; a failure to record it counts as a denial.
-    pub async fn approve(&self, request: ApprovalRequest) -> Decision {
-        let auto = match self.auto {
+    /// Whether this turn's approvals are granted without asking, now.
+    pub async fn auto_approves(&self) -> bool {
+        match self.auto {
             Some(fixed) => fixed,
             None => self.approvals.thread_auto_approves(&self.thread_id).await,
-        };
+        }
+    }
+
+    /// Waits for an approval; a failure to record it counts as a denial.
+    pub async fn approve(&self, request: ApprovalRequest) -> Decision {
+        let auto = self.auto_approves().await;
         let asked = self
             .approvals
             .ask(&self.thread_id, &self.turn_id, request, auto);

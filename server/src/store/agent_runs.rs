@@ -163,16 +163,6 @@ pub async fn open_children(
         .await?)
 }
 
-/// Unended runs whose child turn is not running any more (or never
-/// started): what a restart settles.
-pub async fn stranded(conn: &mut SqliteConnection) -> Result<Vec<AgentRunRow>, StoreError> {
-    let sql = format!(
-        "SELECT {COLUMNS} FROM agent_runs r WHERE ended_at IS NULL AND NOT EXISTS
-           (SELECT 1 FROM turns t WHERE t.id = r.turn_id AND t.status IN ('queued', 'in_progress'))"
-    );
-    Ok(sqlx::query_as(&sql).fetch_all(conn).await?)
-}
-
 /// Marks the parent's `spawn_agent` item with the run and the child's
 /// thread while it runs (its end rewrites the metadata whole).
 pub async fn link_item(conn: &mut SqliteConnection, run: &AgentRunRow) -> Result<(), StoreError> {

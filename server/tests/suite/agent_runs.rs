@@ -16,6 +16,7 @@ use std::time::Duration;
 
 const CHILD: &str = "depth 1 of";
 const GRANDCHILD: &str = "depth 2 of";
+const PARENT_PROMPT: &str = "Answer in plain words.";
 
 async fn get(s: &Setup, path: &str) -> Value {
     let reply = s.api.get(path).await;
@@ -309,7 +310,11 @@ fn many_spawns(count: u32) -> Reply {
 async fn one_turn_spawns_at_most_four_and_a_plan_parent_only_readers() {
     let dir = tempfile::tempdir().unwrap();
     git(dir.path(), &["init", "-q"]);
-    let s = setup_in_workspace(dir.path(), json!({ "mode": "plan" })).await;
+    let s = setup_in_workspace(
+        dir.path(),
+        json!({ "mode": "plan", "system_prompt": PARENT_PROMPT }),
+    )
+    .await;
     s.mock.push(many_spawns(5));
     s.mock.push(Reply::text(&["Spread out."]));
     for _ in 0..4 {
@@ -342,25 +347,91 @@ async fn one_turn_spawns_at_most_four_and_a_plan_parent_only_readers() {
         let id = run["run_id"].as_str().unwrap();
         until_run(&s, id, |r| r["status"] == "completed").await;
     }
-    // A plan parent's child asked to be an agent is still read-only.
+    // A plan parent's sub-agents only read: a worktree is refused (nothing
+    // is made), and a child asked to be an agent is a planner, under the
+    // parent's own instructions after its sub-agent preamble.
     s.mock.push(tool_call(
         "spawn_agent",
         json!({ "prompt": "Change things", "mode": "agent", "isolation": "worktree" }),
     ));
+    s.mock.push(tool_call(
+        "spawn_agent",
+        json!({ "prompt": "Look at things", "mode": "agent" }),
+    ));
     s.mock.push(Reply::text(&["ok"]));
+    s.mock.push_when(CHILD, Reply::text(&["Looked."]));
     s.run("Try to make a writer").await;
-    let detail = s.detail().await;
-    let last = detail
-        .items
-        .iter()
-        .rev()
-        .find(|i| i.metadata["tool"] == "spawn_agent")
+    let last_spawns = |detail: &protocol::ThreadDetail| {
+        let mut calls: Vec<_> = detail
+            .items
+            .iter()
+            .filter(|i| i.metadata["tool"] == "spawn_agent")
+            .cloned()
+            .collect();
+        calls.split_off(calls.len() - 2)
+    };
+    let calls = last_spawns(&s.detail().await);
+    assert_eq!(calls[0].metadata["ok"], false, "{:?}", calls[0].detail);
+    assert!(calls[0].detail.as_deref().unwrap().contains("only read"));
+    assert_eq!(calls[1].metadata["ok"], true, "{:?}", calls[1].detail);
+    let reader = get(
+        &s,
+        &format!(
+            "/v1/agent-runs/{}",
+            calls[1].metadata["run_id"].as_str().unwrap()
+        ),
+    )
+    .await;
+    assert_eq!(reader["spec"]["mode"], "plan");
+    assert_eq!(reader["spec"]["isolation"], "shared");
+    let child_request = s
+        .mock
+        .requests()
+        .into_iter()
+        .find(|r| r.to_string().contains("Look at things"))
         .unwrap();
-    // The workspace has no commit: a worktree cannot be made, and nothing is.
-    assert_eq!(last.metadata["ok"], false, "{:?}", last.detail);
-    assert!(last.detail.as_deref().unwrap().contains("no commit"));
+    let system = child_request["messages"][0].to_string();
+    let (preamble, own) = (
+        system.find(CHILD).unwrap(),
+        system.find(PARENT_PROMPT).unwrap(),
+    );
+    assert!(preamble < own, "{system}");
+
+    // As an agent the thread may ask for a worktree, but this workspace
+    // has no commit to make one from: refused, and nothing is made.
+    let patched = s
+        .api
+        .patch(
+            &format!("/v1/threads/{}", s.thread),
+            json!({ "mode": "agent" }),
+        )
+        .await;
+    assert_eq!(patched.status, 200, "{}", patched.text());
+    s.mock.push(tool_call(
+        "spawn_agent",
+        json!({ "prompt": "Change things", "isolation": "worktree" }),
+    ));
+    s.mock.push(Reply::text(&["ok"]));
+    s.run("Try again in a worktree").await;
+    let calls = last_spawns(&s.detail().await);
+    assert_eq!(calls[1].metadata["ok"], false, "{:?}", calls[1].detail);
+    assert!(calls[1].detail.as_deref().unwrap().contains("no commit"));
     let runs = get(&s, &format!("/v1/agent-runs?parent_thread_id={}", s.thread)).await;
-    assert_eq!(runs["runs"].as_array().unwrap().len(), 4);
+    assert_eq!(runs["runs"].as_array().unwrap().len(), 5);
+
+    // A review reads and reports itself: no sub-agents on offer.
+    let patched = s
+        .api
+        .patch(
+            &format!("/v1/threads/{}", s.thread),
+            json!({ "mode": "review" }),
+        )
+        .await;
+    assert_eq!(patched.status, 200, "{}", patched.text());
+    s.mock.push(Reply::text(&["No findings."]));
+    s.run("Review the change").await;
+    let review = s.mock.requests().pop().unwrap();
+    assert!(!offered(&review).iter().any(|t| t == "spawn_agent"));
 }
 
 #[tokio::test]

@@ -3,12 +3,16 @@
 //! wait for a run to end, read a run. Only the runs a thread spawned are
 //! its to wait on or read.
 
-use super::{records, SubAgents};
+use super::{records, settle, SubAgents};
 use crate::{
     child::worktree,
     clock,
     runtime::{
-        engine::TurnSettings, error::RuntimeError, ids, tasks::MAX_PROMPT_BYTES, threads,
+        engine::{ClientGate, TurnSettings},
+        error::RuntimeError,
+        ids,
+        tasks::MAX_PROMPT_BYTES,
+        threads,
         turns::TurnManager,
     },
     store::{self, agent_runs::AgentRunRow},
@@ -39,22 +43,29 @@ pub struct AgentGate {
     pub(in crate::runtime) turn_id: String,
     pub(in crate::runtime) settings: TurnSettings,
     pub(in crate::runtime) interrupt: watch::Receiver<bool>,
+    /// The parent's approvals: a child auto-approves only when they do.
+    pub(in crate::runtime) client: ClientGate,
 }
 
 impl AgentGate {
     /// How deep this turn's thread is (0: not a sub-agent).
-    pub async fn depth(&self) -> u32 {
-        let depth = match self.agents.store.conn().await {
-            Ok(mut conn) => store::agent_runs::depth_of(&mut conn, &self.thread.id).await,
-            Err(error) => Err(error),
-        };
-        // Unknown counts as deepest: nothing is spawned on a guess.
-        depth.map_or(u32::MAX, |d| u32::try_from(d).unwrap_or(u32::MAX))
+    pub async fn depth(&self) -> Result<u32, String> {
+        let mut conn = self.agents.store.conn().await.map_err(|e| e.to_string())?;
+        let depth = store::agent_runs::depth_of(&mut conn, &self.thread.id)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(u32::try_from(depth).unwrap_or(u32::MAX))
     }
 
-    /// Whether a spawn could pass the depth limit (the tool is offered then).
+    /// Whether the tool is offered: not in review mode (a review reads and
+    /// reports itself), and only while a spawn could pass the depth limit.
+    /// Unknown depth offers nothing: nothing is spawned on a guess.
     pub async fn may_spawn(&self) -> bool {
-        self.depth().await < self.agents.limits.max_depth
+        self.settings.mode != Mode::Review
+            && self
+                .depth()
+                .await
+                .is_ok_and(|depth| depth < self.agents.limits.max_depth)
     }
 
     /// Starts a sub-agent for the parent's item `item_id`; the receipt as
@@ -67,8 +78,14 @@ impl AgentGate {
         if prompt.len() > MAX_PROMPT_BYTES {
             return Err(format!("prompt exceeds {MAX_PROMPT_BYTES} bytes"));
         }
+        if self.settings.mode == Mode::Review {
+            return Err("a review does not spawn sub-agents".into());
+        }
+        if *self.interrupt.borrow() {
+            return Err("this turn was interrupted".into());
+        }
         let limits = self.agents.limits;
-        let depth = self.depth().await.saturating_add(1);
+        let depth = self.depth().await?.saturating_add(1);
         if depth > limits.max_depth {
             return Err(format!(
                 "sub-agents may nest at most {} deep and this one would be {depth} deep; do this part yourself",
@@ -76,9 +93,18 @@ impl AgentGate {
             ));
         }
         let mode = self.child_mode(request.mode)?;
+        if request.isolation == AgentIsolation::Worktree && !self.settings.mode.may_change() {
+            return Err(format!(
+                "a {} turn's sub-agents only read: they share its workspace (isolation shared)",
+                self.settings.mode.as_str()
+            ));
+        }
         let Some(parent_workspace) = self.thread.workspace.clone() else {
             return Err("this thread has no workspace".into());
         };
+        // A cheap early refusal, before a thread or worktree is made; the
+        // check under the write lock (`settle::record_spawn`) decides.
+        self.within_limits().await?;
         let run_id = ids::new(records::RUN);
         let mut row = AgentRunRow {
             id: run_id.clone(),
@@ -115,13 +141,34 @@ impl AgentGate {
             }
             return Err(error.to_string());
         }
+        // Interrupted while starting: the parent's own stop of its children
+        // may have looked before this run was recorded.
+        if *self.interrupt.borrow() {
+            let _ = self.manager.interrupt(&row.thread_id, &row.turn_id).await;
+        }
+        let unreadable = |error: String| {
+            format!(
+                "sub-agent {run_id} started, but its receipt could not be read ({error}); \
+                 agent_result with that run_id reads it"
+            )
+        };
         let row = store::agent_runs::get(self.agents.store.pool(), &run_id)
             .await
-            .map_err(|e| e.to_string())?
-            .ok_or("the run was not recorded")?;
+            .map_err(|e| unreadable(e.to_string()))?
+            .ok_or_else(|| unreadable("not recorded".into()))?;
         records::receipt(&self.agents.store, row)
             .await
-            .map_err(|e| e.to_string())
+            .map_err(|e| unreadable(e.to_string()))
+    }
+
+    /// Refuses a spawn the per-turn or running limit would refuse.
+    async fn within_limits(&self) -> Result<(), String> {
+        let limits = self.agents.limits;
+        let mut conn = self.agents.store.conn().await.map_err(|e| e.to_string())?;
+        let (this_turn, running) = store::agent_runs::counts(&mut conn, &self.turn_id)
+            .await
+            .map_err(|e| e.to_string())?;
+        settle::limits_allow(this_turn, running, limits).map_err(|e| e.to_string())
     }
 
     /// The child thread (recorded as spawned by this turn) and its turn.
@@ -144,8 +191,12 @@ impl AgentGate {
                 mode: Some(mode.as_str().to_string()),
                 allow_shell: Some(self.settings.allow_shell),
                 trust_mode: Some(self.settings.trust_mode),
-                auto_approve: Some(self.settings.auto_approve || self.settings.mode == Mode::Yolo),
-                system_prompt: Some(preamble(depth, self.agents.limits.max_depth)),
+                auto_approve: Some(self.client.auto_approves().await),
+                system_prompt: Some(system_prompt(
+                    depth,
+                    self.agents.limits.max_depth,
+                    self.instructions().await?.as_deref(),
+                )),
                 title: Some(format!("Sub-agent: {title}")),
                 dynamic_tools: None,
             },
@@ -177,6 +228,26 @@ impl AgentGate {
         }
     }
 
+    /// The instructions of the thread at the top of this chain of
+    /// sub-agents (a sub-agent's own prompt starts with its preamble).
+    async fn instructions(&self) -> Result<Option<String>, RuntimeError> {
+        let pool = self.agents.store.pool();
+        let mut top = self.thread.id.clone();
+        // Bounded: a chain is at most max_depth long.
+        for _ in 0..=self.agents.limits.max_depth {
+            match store::agent_runs::get(pool, &top).await? {
+                Some(run) if run.thread_id == top => top = run.parent_thread_id,
+                _ => break,
+            }
+        }
+        if top == self.thread.id {
+            return Ok(self.thread.system_prompt.clone());
+        }
+        let mut conn = self.agents.store.conn().await?;
+        let thread = store::threads::get(&mut conn, &top).await?;
+        Ok(thread.and_then(|t| t.system_prompt))
+    }
+
     /// A worktree and branch of the run's own, from the workspace's HEAD;
     /// the top of the repository it belongs to.
     async fn add_worktree(
@@ -186,31 +257,14 @@ impl AgentGate {
     ) -> Result<std::path::PathBuf, String> {
         let repository = worktree::inspect(Path::new(workspace)).await?;
         let path = self.agents.worktrees.join(&row.id);
-        std::fs::create_dir_all(&self.agents.worktrees)
-            .map_err(|e| format!("cannot make {}: {e}", self.agents.worktrees.display()))?;
         let branch = format!("codewhale/agent/{}", row.id);
-        let made = worktree::add(&repository, &path, &branch, &repository.head).await?;
-        let inside = made.path.join(&repository.prefix);
-        let located = std::fs::create_dir_all(&inside)
-            .map_err(|e| e.to_string())
-            .and_then(|()| {
-                threads::canonical_workspace(&inside.display().to_string())
-                    .map_err(|e| e.to_string())
-            });
+        let (made, inside) = worktree::add_for_workspace(&repository, &path, &branch).await?;
+        row.workspace = inside.display().to_string();
         row.worktree = Some(made.path.display().to_string());
         row.git_dir = Some(made.git_dir.display().to_string());
-        row.branch = Some(branch.clone());
+        row.branch = Some(branch);
         row.base_commit = Some(repository.head.clone());
-        match located {
-            Ok(inside) => {
-                row.workspace = inside;
-                Ok(repository.top)
-            }
-            Err(error) => {
-                worktree::discard(&repository.top, &made.path, &branch).await;
-                Err(error)
-            }
-        }
+        Ok(repository.top)
     }
 
     /// The child's mode: as asked (agent or plan), the parent's otherwise;
@@ -275,12 +329,18 @@ impl AgentGate {
     }
 }
 
-/// The child's system prompt: what it is and what its answer is for.
-fn preamble(depth: u32, max_depth: u32) -> String {
-    format!(
+/// The child's system prompt: what it is and what its answer is for, then
+/// the instructions of the thread that started the chain, which bind every
+/// sub-agent under it.
+fn system_prompt(depth: u32, max_depth: u32, parent: Option<&str>) -> String {
+    let preamble = format!(
         "You are a sub-agent (depth {depth} of at most {max_depth}): another agent delegated the \
          task in the next message to you. Do it within this workspace, check your work where you \
          can, and end with a concise report of what you did, what you found and what is left: \
          that final message is returned to the agent that spawned you."
-    )
+    );
+    match parent.map(str::trim).filter(|p| !p.is_empty()) {
+        Some(parent) => format!("{preamble}\n\n{parent}"),
+        None => preamble,
+    }
 }

@@ -10,7 +10,7 @@ use crate::{
     runtime::{error::RuntimeError, threads},
     store::{self, agent_runs::AgentRunRow, NewEvent, StoreError, WriteTx},
 };
-use protocol::{AgentRunPayload, AgentRunStatus, EventPayload, TurnRecord};
+use protocol::{AgentRunPayload, AgentRunStatus, EventPayload, TurnRecord, TurnStatus};
 use std::path::PathBuf;
 
 /// Clipped prompts in events (the receipt has it whole).
@@ -24,17 +24,16 @@ pub(in crate::runtime) async fn record_spawn(
     run: &AgentRunRow,
     limits: SubAgentLimits,
 ) -> Result<(), RuntimeError> {
+    // A spawn that outlived its parent's turn (interrupted meanwhile) would
+    // write on a stream that turn already closed.
+    let parent = store::turns::get(tx.conn(), &run.parent_turn_id).await?;
+    if !parent.is_some_and(|turn| turn.status == TurnStatus::InProgress) {
+        return Err(RuntimeError::Conflict(
+            "the turn that asked for this sub-agent has ended".into(),
+        ));
+    }
     let (this_turn, running) = store::agent_runs::counts(tx.conn(), &run.parent_turn_id).await?;
-    if this_turn >= i64::from(limits.max_per_turn) {
-        return Err(RuntimeError::Conflict(format!(
-            "this turn has already spawned {this_turn} sub-agents, the most one turn may"
-        )));
-    }
-    if running >= i64::from(limits.max_running) {
-        return Err(RuntimeError::Conflict(format!(
-            "{running} sub-agents are running, the most at once; wait for one to finish"
-        )));
-    }
+    limits_allow(this_turn, running, limits)?;
     store::agent_runs::insert(tx.conn(), run).await?;
     store::agent_runs::link_item(tx.conn(), run).await?;
     let payload = AgentRunPayload {
@@ -50,6 +49,26 @@ pub(in crate::runtime) async fn record_spawn(
     };
     tx.append(parent_event(run, EventPayload::AgentSpawned(payload)))
         .await?;
+    Ok(())
+}
+
+/// Whether one more run fits: `this_turn` spawned by the turn, `running`
+/// in all threads.
+pub(super) fn limits_allow(
+    this_turn: i64,
+    running: i64,
+    limits: SubAgentLimits,
+) -> Result<(), RuntimeError> {
+    if this_turn >= i64::from(limits.max_per_turn) {
+        return Err(RuntimeError::Conflict(format!(
+            "this turn has already spawned {this_turn} sub-agents, the most one turn may"
+        )));
+    }
+    if running >= i64::from(limits.max_running) {
+        return Err(RuntimeError::Conflict(format!(
+            "{running} sub-agents are running, the most at once; wait for one to finish"
+        )));
+    }
     Ok(())
 }
 

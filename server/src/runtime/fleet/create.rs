@@ -146,18 +146,11 @@ impl Runtime {
         worker: &mut FleetWorkerRow,
     ) -> Result<(), RuntimeError> {
         let path = self.fleet.worktrees.join(run_id).join(index.to_string());
-        std::fs::create_dir_all(path.parent().unwrap_or(&path))
-            .map_err(|e| RuntimeError::Conflict(format!("cannot make {}: {e}", path.display())))?;
         let branch = format!("codewhale/{run_id}/{index}");
-        let made = worktree::add(repository, &path, &branch, &repository.head)
+        let (made, inside) = worktree::add_for_workspace(repository, &path, &branch)
             .await
             .map_err(RuntimeError::Conflict)?;
-        let inside = made.path.join(&repository.prefix);
-        // A subdirectory with nothing committed in it is not in the worktree.
-        std::fs::create_dir_all(&inside).map_err(|e| {
-            RuntimeError::Conflict(format!("cannot make {}: {e}", inside.display()))
-        })?;
-        worker.workspace = threads::canonical_workspace(&inside.display().to_string())?;
+        worker.workspace = inside.display().to_string();
         worker.worktree = Some(made.path.display().to_string());
         worker.git_dir = Some(made.git_dir.display().to_string());
         worker.branch = Some(branch);

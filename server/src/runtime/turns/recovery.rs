@@ -24,6 +24,8 @@ impl TurnManager {
         drop(conn);
         let count = unfinished.len();
         for turn in unfinished {
+            // A sub-agent's worktree keeps what it did, on its branch.
+            self.agents.commit_worktree(&turn.id).await;
             self.finish(
                 turn,
                 Outcome::Interrupted {

@@ -78,6 +78,7 @@ impl TurnManager {
                         turn_id: turn.id.clone(),
                         settings: settings.clone(),
                         interrupt: interrupt.clone(),
+                        client: client.clone(),
                     };
                     let context = TurnContext {
                         thread: thread.clone(),
