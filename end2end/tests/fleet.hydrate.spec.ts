@@ -30,9 +30,12 @@ test("start a fleet and watch its grid update live: interrupt, restart, clean up
   await expect(page.getByTestId("fleet-workspace")).toHaveValue(/codewhale-e2e-workspace-/);
   await page.getByTestId("fleet-prompts").fill("fleet-alpha: tidy\nfleet-beta: think hard\n\nfleet-gamma: check");
   await page.getByTestId("fleet-parallel").fill("2");
+  // The run's page follows the run's event stream (the poll is a fallback).
+  const followed = page.waitForRequest((r) => /\/v1\/fleet\/runs\/fleet_[0-9a-f]+\/events\?replay_limit=0$/.test(r.url()));
   await page.getByTestId("start-fleet").click();
   await expect(page).toHaveURL(/\/fleet\/fleet_[0-9a-f]+$/);
   const runId = page.url().split("/").pop()!;
+  expect((await followed).url()).toContain(`/v1/fleet/runs/${runId}/events`);
 
   const workers = page.getByTestId("fleet-worker");
   await expect(workers).toHaveCount(3);

@@ -33,6 +33,8 @@ CREATE TABLE agent_runs (
 
 CREATE INDEX agent_runs_parent ON agent_runs (parent_thread_id, seq);
 CREATE INDEX agent_runs_open ON agent_runs (ended_at) WHERE ended_at IS NULL;
+-- Spawns per turn are counted under the write lock.
+CREATE INDEX agent_runs_by_parent_turn ON agent_runs (parent_turn_id);
 
 -- A receipt reads its child turn's items (and end_in, inside the write lock).
 CREATE INDEX items_by_turn ON items (turn_id, position);

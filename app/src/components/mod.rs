@@ -60,7 +60,7 @@ pub use mobile_sign_in::MobileSignIn;
 pub use new_thread::NewThread;
 pub use notifications::{MissedAlerts, NotificationSettings};
 pub use pair_phone::PairPhone;
-pub use poll::poll_every;
+pub use poll::{poll_every, refresh_on_events};
 pub use rail::Rail;
 pub use review_card::{ActionCard, FindingCard};
 pub use session_ended::SessionEndedNotice;

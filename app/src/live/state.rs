@@ -238,8 +238,24 @@ impl Live {
 
     /// A `spawn_agent` item shows its child's thread and status as they
     /// change (the runtime marks the item itself with no event of its own).
+    /// An end after the parent's turn ended comes at thread scope: the
+    /// item is then the one linked to the run.
     fn link_sub_agent(&self, item_id: Option<&str>, payload: &Value) {
-        let Some(entry) = item_id.and_then(|id| self.entry(id)) else {
+        let entry = match item_id {
+            Some(id) => self.entry(id),
+            None => self.items.with_untracked(|items| {
+                items
+                    .iter()
+                    .find(|e| {
+                        e.record.with_untracked(|r| {
+                            r.metadata["run_id"] == payload["run_id"]
+                                && payload["run_id"].is_string()
+                        })
+                    })
+                    .copied()
+            }),
+        };
+        let Some(entry) = entry else {
             return;
         };
         entry.record.update(|record| {
@@ -483,5 +499,8 @@ mod tests {
             run("failed"),
         ));
         assert_eq!(metadata()["run_status"], "completed");
+        // An end at thread scope (after the parent's turn) finds its item by run.
+        live.apply(&event(14, 13, "agent.completed", None, run("interrupted")));
+        assert_eq!(metadata()["run_status"], "interrupted");
     }
 }

@@ -1,20 +1,22 @@
 //! `/fleet`: fleet runs and a form to start one; `/fleet/:id`: a run's
 //! workers as a grid with live status, each opening its thread, with stop,
-//! interrupt, restart and worktree cleanup. Both refresh while open.
+//! interrupt, restart and worktree cleanup. Both refresh while open; a
+//! run's page as its event stream tells it.
 
 use crate::{
     api::{fleet_action, load_fleet_run, load_fleet_runs, load_workbench, FleetCommand},
     components::{
-        poll_every, relative_time, row_action, row_error, row_pending, ErrorLine, ErrorNotice,
-        FleetForm, FleetWorkerCard, RowAction,
+        poll_every, refresh_on_events, relative_time, row_action, row_error, row_pending,
+        ErrorLine, ErrorNotice, FleetForm, FleetWorkerCard, RowAction,
     },
-    protocol::{FleetRun, FleetRunStatus},
+    protocol::{fleet_events, FleetRun, FleetRunStatus},
 };
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::{components::A, hooks::use_params_map};
 
 const REFRESH: std::time::Duration = std::time::Duration::from_secs(2);
+const SLOW_REFRESH: std::time::Duration = std::time::Duration::from_secs(5);
 
 #[component]
 pub fn Fleet() -> impl IntoView {
@@ -102,7 +104,22 @@ fn RunRow(run: FleetRun) -> impl IntoView {
 pub fn FleetRunPage() -> impl IntoView {
     let params = use_params_map();
     let id = move || params.with(|p| p.get("id").unwrap_or_default());
-    let tick = poll_every(REFRESH);
+    // The run's event stream refreshes the grid as workers move; the poll
+    // stays, slower, for what the stream does not carry (a worker's turn
+    // counts) and for a stream that could not be opened.
+    let tick = poll_every(SLOW_REFRESH);
+    refresh_on_events(
+        move || {
+            // Only a run id goes into the URL (the route's parameter is the user's).
+            let id = id();
+            let run_id = id
+                .strip_prefix("fleet_")
+                .is_some_and(|hex| !hex.is_empty() && hex.bytes().all(|b| b.is_ascii_hexdigit()));
+            run_id.then(|| format!("/v1/fleet/runs/{id}/events?replay_limit=0"))
+        },
+        &fleet_events::ALL,
+        tick,
+    );
     let detail = Resource::new(move || (id(), tick.get()), |(id, _)| load_fleet_run(id));
     let act = row_action(fleet_action);
     Effect::new(move |_| {

@@ -103,14 +103,7 @@ pub async fn items_by_thread(
     conn: &mut SqliteConnection,
     thread_id: &str,
 ) -> Result<Vec<TurnItemRecord>, StoreError> {
-    let rows: Vec<ItemRow> = sqlx::query_as(
-        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
-         FROM items WHERE thread_id = ?1 ORDER BY position",
-    )
-    .bind(thread_id)
-    .fetch_all(conn)
-    .await?;
-    rows.into_iter().map(TurnItemRecord::try_from).collect()
+    items_where(conn, "thread_id", thread_id).await
 }
 
 /// One turn's items, in order.
@@ -118,13 +111,20 @@ pub async fn items_of_turn(
     conn: &mut SqliteConnection,
     turn_id: &str,
 ) -> Result<Vec<TurnItemRecord>, StoreError> {
-    let rows: Vec<ItemRow> = sqlx::query_as(
+    items_where(conn, "turn_id", turn_id).await
+}
+
+/// Items whose `column` (a fixed name, never input) is `value`, in order.
+async fn items_where(
+    conn: &mut SqliteConnection,
+    column: &'static str,
+    value: &str,
+) -> Result<Vec<TurnItemRecord>, StoreError> {
+    let sql = format!(
         "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
-         FROM items WHERE turn_id = ?1 ORDER BY position",
-    )
-    .bind(turn_id)
-    .fetch_all(conn)
-    .await?;
+         FROM items WHERE {column} = ?1 ORDER BY position"
+    );
+    let rows: Vec<ItemRow> = sqlx::query_as(&sql).bind(value).fetch_all(conn).await?;
     rows.into_iter().map(TurnItemRecord::try_from).collect()
 }
 
@@ -267,12 +267,14 @@ pub async fn get_item(
 }
 
 /// Turns left queued or in progress (by a process that died).
+/// Newest first: a sub-agent's turn ends before its parent's.
 pub async fn unfinished(conn: &mut SqliteConnection) -> Result<Vec<TurnRecord>, StoreError> {
     let rows: Vec<TurnRow> = sqlx::query_as(
         "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
                 usage, effective_provider, effective_model, effective_billing_surface, error, steer_count,
                 undone_at
-         FROM turns WHERE status IN ('queued', 'in_progress')",
+         FROM turns WHERE status IN ('queued', 'in_progress')
+         ORDER BY created_at DESC, rowid DESC",
     )
     .fetch_all(conn)
     .await?;

@@ -270,9 +270,10 @@ async fn a_child_left_running_is_read_later_and_an_interrupted_parent_stops_its_
     })
     .await;
     assert_eq!(run["status"], "interrupted");
-    let parent = s.detail().await;
-    let last = parent.turns.last().unwrap();
-    assert_eq!(last.status, protocol::TurnStatus::Interrupted);
+    // The parent waited for its child: its end follows the child's.
+    let ended = stream.payload("turn.completed").await;
+    assert_eq!(ended["turn"]["id"], started.turn.id.as_str());
+    assert_eq!(ended["turn"]["status"], "interrupted");
 
     // A person goes on with the first child: the receipt says so.
     let first_child = running["thread_id"].as_str().unwrap();
@@ -441,7 +442,9 @@ async fn a_worktree_child_works_on_its_own_branch() {
     std::fs::write(dir.path().join("README"), "base\n").unwrap();
     git(dir.path(), &["add", "."]);
     git(dir.path(), &["commit", "-q", "-m", "base"]);
-    let s = setup_in_workspace(dir.path(), json!({ "auto_approve": true })).await;
+    // Auto-approve for this one turn only: the child's turn has it (its
+    // write needs no approval), its thread does not keep it.
+    let s = setup_in_workspace(dir.path(), json!({})).await;
     s.mock.push(tool_call(
         "spawn_agent",
         json!({ "prompt": "Add NOTES", "isolation": "worktree" }),
@@ -451,7 +454,8 @@ async fn a_worktree_child_works_on_its_own_branch() {
     s.mock.push_when(CHILD, tool_call("write_file", notes));
     s.mock
         .push_when(CHILD, Reply::text(&["Wrote NOTES on my branch."]));
-    s.run("Have a child add NOTES on a branch").await;
+    let body = json!({ "prompt": "Have a child add NOTES on a branch", "auto_approve": true });
+    s.api.run_turn(&s.thread, body).await;
 
     assert!(
         !dir.path().join("NOTES").exists(),
@@ -473,6 +477,11 @@ async fn a_worktree_child_works_on_its_own_branch() {
     );
     assert_eq!(branch["diff_stat"]["files_changed"], 1);
     let commit = branch["commit"].as_str().unwrap();
+    let child = s.api.thread(run["thread_id"].as_str().unwrap()).await;
+    assert!(
+        !child.thread.auto_approve,
+        "a turn's grant is not the thread's"
+    );
     assert_eq!(git(dir.path(), &["rev-parse", name]).trim(), commit);
     assert_eq!(
         git(dir.path(), &["show", &format!("{name}:NOTES")]),

@@ -27,4 +27,15 @@ fn agent_runs(document: &mut Value) {
     if let Some(schema) = schema_of(document, list, "get", "parent_thread_id") {
         merge(schema, &json!({ "pattern": ids::pattern(ids::THREAD) }));
     }
+    // A run's id or its child thread's. As with the fleet's ids, one of
+    // another shape is answered 404 (the contract's stateful phase feeds
+    // this parameter other resources' `run_id`s, which it counts valid).
+    if let Some(schema) = schema_of(document, "/v1/agent-runs/{run_id}", "get", "run_id") {
+        let hex = ids::pattern("").trim_start_matches('^').to_string();
+        let run = crate::runtime::agent_runs::RUN;
+        merge(
+            schema,
+            &json!({ "pattern": format!("^({run}|{}){hex}", ids::THREAD) }),
+        );
+    }
 }

@@ -181,6 +181,18 @@ impl AgentGate {
         let store = &self.agents.store;
         let workspace = Path::new(&row.workspace).to_path_buf();
         let title = threads::title_from_prompt(&row.prompt).unwrap_or_else(|| "task".into());
+        // Never more than the parent: the child thread keeps auto-approve
+        // only when the parent thread has it saved and its turn uses it; a
+        // grant of this turn alone (an override, yolo) covers the child's
+        // first turn, not later ones on its thread.
+        let turn_grants = self.client.auto_approves().await;
+        let thread_grants = {
+            let mut conn = store.conn().await?;
+            store::threads::get(&mut conn, &self.thread.id)
+                .await?
+                .is_some_and(|t| t.auto_approve)
+        };
+        let kept = turn_grants && thread_grants;
         let child = threads::create(
             store,
             &workspace,
@@ -191,7 +203,7 @@ impl AgentGate {
                 mode: Some(mode.as_str().to_string()),
                 allow_shell: Some(self.settings.allow_shell),
                 trust_mode: Some(self.settings.trust_mode),
-                auto_approve: Some(self.client.auto_approves().await),
+                auto_approve: Some(kept),
                 system_prompt: Some(system_prompt(
                     depth,
                     self.agents.limits.max_depth,
@@ -205,6 +217,7 @@ impl AgentGate {
         row.thread_id = child.id.clone();
         let request = StartTurn {
             prompt: row.prompt.clone(),
+            auto_approve: (turn_grants && !kept).then_some(true),
             ..StartTurn::default()
         };
         let started = self

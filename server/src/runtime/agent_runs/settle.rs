@@ -97,8 +97,19 @@ pub(in crate::runtime) async fn end_in(
         error: turn.error.clone(),
         recovered: recovered.then_some(true),
     };
-    tx.append(parent_event(&run, EventPayload::AgentCompleted(payload)))
-        .await?;
+    // The parent's turn may have ended first (a child left running, or
+    // slow to stop): its stream then hears of the end at thread scope, as
+    // nothing follows a turn's turn.completed under that turn.
+    let parent_open = store::turns::get(tx.conn(), &run.parent_turn_id)
+        .await?
+        .is_some_and(|t| t.status == TurnStatus::InProgress);
+    let payload = EventPayload::AgentCompleted(payload);
+    let event = if parent_open {
+        parent_event(&run, payload)
+    } else {
+        NewEvent::thread(&run.parent_thread_id, payload)
+    };
+    tx.append(event).await?;
     Ok(())
 }
 
@@ -157,6 +168,27 @@ impl SubAgents {
         if let Err(error) = result.await {
             tracing::warn!(%error, run = %row.id, "committing a sub-agent's worktree failed");
         }
+    }
+
+    /// Waits until every run `parent_turn_id` spawned has ended, `grace`
+    /// at most.
+    pub(in crate::runtime) async fn children_ended(
+        &self,
+        parent_turn_id: &str,
+        grace: std::time::Duration,
+    ) {
+        let waiting = async {
+            loop {
+                let mut ended = self.ended.subscribe();
+                if self.open_children(parent_turn_id).await.is_empty() {
+                    return;
+                }
+                if ended.changed().await.is_err() {
+                    return;
+                }
+            }
+        };
+        let _ = tokio::time::timeout(grace, waiting).await;
     }
 
     /// The runs a parent turn spawned that are still going: (thread, turn).

@@ -24,6 +24,9 @@ use std::{
 };
 use tokio::sync::{mpsc, watch};
 
+/// How long an interrupted turn waits for its sub-agents to stop.
+const CHILDREN_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 impl TurnManager {
     pub(super) fn spawn_run(
         self: &Arc<Self>,
@@ -143,6 +146,9 @@ impl TurnManager {
             // A child that ended meanwhile refuses (409): nothing to do.
             let _ = self.interrupt(&thread_id, &child_turn).await;
         }
+        // Their ends then come before the parent's on its stream (one
+        // that takes longer is written at thread scope: `settle::end_in`).
+        self.agents.children_ended(turn_id, CHILDREN_GRACE).await;
     }
 
     /// Settles what a finished turn left waiting on its client, each with
