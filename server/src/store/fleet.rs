@@ -4,7 +4,7 @@
 //! tasks' own.
 
 use super::StoreError;
-use sqlx::{Sqlite, SqlitePool, Transaction};
+use sqlx::{Sqlite, SqliteExecutor, SqlitePool, Transaction};
 
 #[derive(Clone, Debug, sqlx::FromRow)]
 pub struct FleetRunRow {
@@ -114,12 +114,12 @@ pub async fn insert_worker(
     Ok(())
 }
 
-pub async fn run(pool: &SqlitePool, id: &str) -> Result<Option<FleetRunRow>, StoreError> {
+pub async fn run(db: impl SqliteExecutor<'_>, id: &str) -> Result<Option<FleetRunRow>, StoreError> {
     Ok(sqlx::query_as(&format!(
         "SELECT {RUN_COLUMNS} FROM fleet_runs WHERE id = ?"
     ))
     .bind(id)
-    .fetch_optional(pool)
+    .fetch_optional(db)
     .await?)
 }
 
@@ -134,19 +134,25 @@ pub async fn runs(pool: &SqlitePool, limit: u32) -> Result<Vec<FleetRunRow>, Sto
 }
 
 /// A run's workers in their order.
-pub async fn workers(pool: &SqlitePool, run_id: &str) -> Result<Vec<WorkerView>, StoreError> {
+pub async fn workers(
+    db: impl SqliteExecutor<'_>,
+    run_id: &str,
+) -> Result<Vec<WorkerView>, StoreError> {
     Ok(
         sqlx::query_as(&format!("{WORKER_VIEW} WHERE w.run_id = ? ORDER BY w.idx"))
             .bind(run_id)
-            .fetch_all(pool)
+            .fetch_all(db)
             .await?,
     )
 }
 
-pub async fn worker(pool: &SqlitePool, id: &str) -> Result<Option<WorkerView>, StoreError> {
+pub async fn worker(
+    db: impl SqliteExecutor<'_>,
+    id: &str,
+) -> Result<Option<WorkerView>, StoreError> {
     Ok(sqlx::query_as(&format!("{WORKER_VIEW} WHERE w.id = ?"))
         .bind(id)
-        .fetch_optional(pool)
+        .fetch_optional(db)
         .await?)
 }
 
@@ -177,14 +183,14 @@ pub async fn restart(
 
 /// The worker's thread, from its first attempt that started one.
 pub async fn set_thread(
-    pool: &SqlitePool,
+    db: impl SqliteExecutor<'_>,
     worker_id: &str,
     thread_id: &str,
 ) -> Result<(), StoreError> {
     sqlx::query("UPDATE fleet_workers SET thread_id = ? WHERE id = ? AND thread_id IS NULL")
         .bind(thread_id)
         .bind(worker_id)
-        .execute(pool)
+        .execute(db)
         .await?;
     Ok(())
 }
@@ -202,7 +208,7 @@ pub async fn unfinished_runs(pool: &SqlitePool) -> Result<Vec<String>, StoreErro
 /// Records the end of the worker's attempt `task_id` once: false when it
 /// was already recorded (or is no longer the current attempt).
 pub async fn settle(
-    pool: &SqlitePool,
+    db: impl SqliteExecutor<'_>,
     worker_id: &str,
     task_id: &str,
     commit: Option<&str>,
@@ -217,7 +223,7 @@ pub async fn settle(
     .bind(diff_stat)
     .bind(worker_id)
     .bind(task_id)
-    .execute(pool)
+    .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -234,12 +240,16 @@ pub async fn unsettled(pool: &SqlitePool) -> Result<Vec<String>, StoreError> {
 }
 
 /// Marks the run stopped; false when it already was.
-pub async fn stop(pool: &SqlitePool, run_id: &str, now: &str) -> Result<bool, StoreError> {
+pub async fn stop(
+    db: impl SqliteExecutor<'_>,
+    run_id: &str,
+    now: &str,
+) -> Result<bool, StoreError> {
     let done =
         sqlx::query("UPDATE fleet_runs SET stopped_at = ? WHERE id = ? AND stopped_at IS NULL")
             .bind(now)
             .bind(run_id)
-            .execute(pool)
+            .execute(db)
             .await?;
     Ok(done.rows_affected() == 1)
 }
@@ -247,7 +257,7 @@ pub async fn stop(pool: &SqlitePool, run_id: &str, now: &str) -> Result<bool, St
 /// Marks the run finished if every worker's attempt has ended and every
 /// end is recorded; true only for the call that marked it.
 pub async fn finish_if_done(
-    pool: &SqlitePool,
+    db: impl SqliteExecutor<'_>,
     run_id: &str,
     now: &str,
 ) -> Result<bool, StoreError> {
@@ -261,17 +271,21 @@ pub async fn finish_if_done(
     .bind(now)
     .bind(run_id)
     .bind(run_id)
-    .execute(pool)
+    .execute(db)
     .await?;
     Ok(done.rows_affected() == 1)
 }
 
-pub async fn mark_cleaned_up(pool: &SqlitePool, run_id: &str) -> Result<(), StoreError> {
-    sqlx::query("UPDATE fleet_runs SET cleaned_up = 1 WHERE id = ?")
+/// Marks the run's worktrees removed; false when they already were.
+pub async fn mark_cleaned_up(
+    db: impl SqliteExecutor<'_>,
+    run_id: &str,
+) -> Result<bool, StoreError> {
+    let done = sqlx::query("UPDATE fleet_runs SET cleaned_up = 1 WHERE id = ? AND cleaned_up = 0")
         .bind(run_id)
-        .execute(pool)
+        .execute(db)
         .await?;
-    Ok(())
+    Ok(done.rows_affected() == 1)
 }
 
 /// One event of a run's log.
@@ -286,7 +300,7 @@ pub struct FleetEventRow {
 }
 
 pub async fn append_event(
-    pool: &SqlitePool,
+    db: impl SqliteExecutor<'_>,
     run_id: &str,
     worker_id: Option<&str>,
     event: &str,
@@ -302,7 +316,7 @@ pub async fn append_event(
     .bind(event)
     .bind(now)
     .bind(payload)
-    .fetch_one(pool)
+    .fetch_one(db)
     .await?)
 }
 

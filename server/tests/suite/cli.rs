@@ -16,7 +16,8 @@ fn codewhale() -> Command {
         .env_remove("DEEPSEEK_RUNTIME_TOKEN")
         .env(
             "CODEWHALE_HOME",
-            std::env::temp_dir().join("codewhale-cli-test"),
+            // Per process: a store left by another build is never reused.
+            std::env::temp_dir().join(format!("codewhale-cli-test-{}", std::process::id())),
         );
     command
 }
@@ -91,6 +92,12 @@ fn start_web(command: &mut Command) -> (Server, String, std::process::ChildStder
     let stderr = child.stderr.take().unwrap();
     let mut url = String::new();
     stdout.read_line(&mut url).unwrap();
+    if url.trim().is_empty() {
+        // The server ended before printing its URL: show why.
+        let mut why = String::new();
+        let _ = BufReader::new(stderr).read_to_string(&mut why);
+        panic!("codewhale web printed no URL: {:?}\n{why}", child.wait());
+    }
     (Server(child), url.trim().to_string(), stderr)
 }
 
@@ -184,7 +191,11 @@ async fn the_binary_carries_its_assets_and_runs_from_anywhere() {
     let mut command = Command::new(&copy);
     command
         .current_dir(&dir)
-        .env_remove("CODEWHALE_RUNTIME_TOKEN");
+        // Its own home: the user's real ~/.codewhale may hold a store from
+        // another build (and a test never touches it).
+        .env("CODEWHALE_HOME", dir.join("home"))
+        .env_remove("CODEWHALE_RUNTIME_TOKEN")
+        .env_remove("DEEPSEEK_RUNTIME_TOKEN");
     let (server, url, _stderr) = start_web(&mut command);
     let base = url.split("/__codewhale/").next().unwrap().to_string();
     let client = http_client();

@@ -1,7 +1,7 @@
 //! Starting a fleet run: every check first, then the worktrees, then one
 //! transaction that stores the run, its workers and their first tasks.
 
-use super::{store, DEFAULT_PARALLEL, MAX_PARALLEL, MAX_WORKERS};
+use super::{log_run, log_worker, store, DEFAULT_PARALLEL, MAX_PARALLEL, MAX_WORKERS};
 use crate::{
     child::worktree::{self, Repository},
     clock,
@@ -9,7 +9,6 @@ use crate::{
     store::{
         fleet::{FleetRunRow, FleetWorkerRow},
         tasks::{self, TaskRow},
-        StoreError,
     },
 };
 use protocol::{fleet_events, CreateFleetRun, CreateTask, FleetIsolation, FleetRunDetail};
@@ -126,14 +125,8 @@ impl Runtime {
             }
             return Err(error);
         }
-        let detail = self.fleet_run(&run_id).await?;
-        self.fleet_event(&run_id, None, fleet_events::RUN_CREATED, &detail.run)
-            .await;
-        for worker in &detail.workers {
-            self.worker_event(worker, fleet_events::WORKER_QUEUED).await;
-        }
         self.fleet.queued.notify_one();
-        Ok(detail)
+        self.fleet_run(&run_id).await
     }
 
     /// Makes worker `index`'s worktree and branch, and points the worker
@@ -163,7 +156,7 @@ impl Runtime {
         tasks_rows: &[TaskRow],
         workers: &[FleetWorkerRow],
     ) -> Result<(), RuntimeError> {
-        let mut tx = self.store.pool().begin().await.map_err(StoreError::from)?;
+        let mut tx = self.begin_fleet().await?;
         store::insert_run(&mut tx, run).await?;
         for task in tasks_rows {
             tasks::insert(&mut *tx, task).await?;
@@ -171,8 +164,11 @@ impl Runtime {
         for worker in workers {
             store::insert_worker(&mut tx, worker).await?;
         }
-        tx.commit().await.map_err(StoreError::from)?;
-        Ok(())
+        let mut seq = log_run(&mut tx, &run.id, fleet_events::RUN_CREATED).await?;
+        for worker in workers {
+            seq = log_worker(&mut tx, &worker.id, fleet_events::WORKER_QUEUED).await?;
+        }
+        self.commit_fleet(tx, seq).await
     }
 
     /// Best effort: the worktrees and branches of a run that could not start.

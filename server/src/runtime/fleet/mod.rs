@@ -18,11 +18,12 @@ use crate::{
     child::worktree,
     clock,
     store::fleet::{self as store, FleetRunRow},
-    store::tasks,
+    store::{tasks, StoreError},
 };
 use protocol::{
     fleet_events, CreateTask, FleetRunDetail, FleetRuns, FleetWorker, FleetWorkers, ListFleetRuns,
 };
+use sqlx::{Sqlite, SqliteConnection, Transaction};
 use std::path::{Path, PathBuf};
 use tokio::sync::{watch, Mutex, Notify};
 
@@ -147,22 +148,16 @@ impl Runtime {
         task.thread_id = view.task_thread_id.clone().or(worker.thread_id.clone());
         task.fleet_run_id = Some(run.id.clone());
         task.fleet_worker_id = Some(worker.id.clone());
-        let mut tx = self
-            .store
-            .pool()
-            .begin()
-            .await
-            .map_err(crate::store::StoreError::from)?;
+        let mut tx = self.begin_fleet().await?;
         tasks::insert(&mut *tx, &task).await?;
         if !store::restart(&mut tx, &worker.id, &worker.task_id, &task.id).await? {
             return Err(RuntimeError::Conflict(format!(
                 "worker {worker_id} was restarted or its worktrees removed meanwhile"
             )));
         }
-        tx.commit().await.map_err(crate::store::StoreError::from)?;
+        let seq = log_worker(&mut tx, &worker.id, fleet_events::WORKER_QUEUED).await?;
+        self.commit_fleet(tx, seq).await?;
         let restarted = self.fleet_worker(worker_id).await?;
-        self.worker_event(&restarted, fleet_events::WORKER_QUEUED)
-            .await;
         self.fleet.queued.notify_one();
         Ok(restarted)
     }
@@ -183,10 +178,10 @@ impl Runtime {
         }
         // Marked first: the runner claims nothing more of a stopped run,
         // and the stream reads stop → the workers' ends (once).
-        if store::stop(self.store.pool(), run_id, &clock::now()).await? {
-            let stopping = self.fleet_run(run_id).await?;
-            self.fleet_event(run_id, None, fleet_events::RUN_STOPPED, &stopping.run)
-                .await;
+        let mut tx = self.begin_fleet().await?;
+        if store::stop(&mut *tx, run_id, &clock::now()).await? {
+            let seq = log_run(&mut tx, run_id, fleet_events::RUN_STOPPED).await?;
+            self.commit_fleet(tx, seq).await?;
         }
         for worker in &live {
             // One that ended meanwhile refuses: nothing to stop.
@@ -229,10 +224,11 @@ impl Runtime {
                 }
             }
             let _ = std::fs::remove_dir(self.fleet.worktrees.join(run_id));
-            store::mark_cleaned_up(self.store.pool(), run_id).await?;
-            let detail = self.fleet_run(run_id).await?;
-            self.fleet_event(run_id, None, fleet_events::RUN_CLEANED_UP, &detail.run)
-                .await;
+            let mut tx = self.begin_fleet().await?;
+            if store::mark_cleaned_up(&mut *tx, run_id).await? {
+                let seq = log_run(&mut tx, run_id, fleet_events::RUN_CLEANED_UP).await?;
+                self.commit_fleet(tx, seq).await?;
+            }
         }
         self.fleet_run(run_id).await
     }
@@ -249,38 +245,64 @@ impl Runtime {
             .ok_or_else(|| RuntimeError::NotFound(format!("no fleet worker {worker_id}")))
     }
 
-    async fn worker_event(&self, worker: &FleetWorker, event: &str) {
-        self.fleet_event(&worker.run_id, Some(&worker.worker_id), event, worker)
-            .await;
+    /// A change of a run or worker and the event that says so commit
+    /// together (`log_run`, `log_worker`): the log holds every change once,
+    /// in commit order, whatever stops the process in between.
+    async fn begin_fleet(&self) -> Result<Transaction<'static, Sqlite>, RuntimeError> {
+        Ok(self
+            .store
+            .pool()
+            .begin_with("BEGIN IMMEDIATE")
+            .await
+            .map_err(StoreError::from)?)
     }
 
-    /// Appends to the run's log. The state is already stored; an event
-    /// that cannot be written is logged, not a failed operation.
-    async fn fleet_event(
+    /// Commits and wakes the run streams up to event `seq`.
+    async fn commit_fleet(
         &self,
-        run_id: &str,
-        worker_id: Option<&str>,
-        event: &str,
-        payload: &impl serde::Serialize,
-    ) {
-        let payload = match serde_json::to_string(payload) {
-            Ok(payload) => payload,
-            Err(error) => return tracing::error!(%error, "a fleet event payload"),
-        };
-        let appended = store::append_event(
-            self.store.pool(),
-            run_id,
-            worker_id,
-            event,
-            &payload,
-            &clock::now(),
-        )
-        .await;
-        match appended {
-            Ok(seq) => {
-                self.fleet.events.send_replace(seq);
-            }
-            Err(error) => tracing::error!(%error, run = run_id, "writing a fleet event failed"),
-        }
+        tx: Transaction<'static, Sqlite>,
+        seq: i64,
+    ) -> Result<(), RuntimeError> {
+        tx.commit().await.map_err(StoreError::from)?;
+        self.fleet.events.send_replace(seq);
+        Ok(())
     }
+}
+
+/// Appends `event` with the run as `tx` now sees it.
+async fn log_run(
+    tx: &mut SqliteConnection,
+    run_id: &str,
+    event: &str,
+) -> Result<i64, RuntimeError> {
+    let row = store::run(&mut *tx, run_id)
+        .await?
+        .ok_or_else(|| RuntimeError::NotFound(format!("no fleet run {run_id}")))?;
+    let workers = store::workers(&mut *tx, run_id).await?;
+    append(tx, run_id, None, event, &records::run(row, &workers)).await
+}
+
+/// Appends `event` with the worker as `tx` now sees it.
+async fn log_worker(
+    tx: &mut SqliteConnection,
+    worker_id: &str,
+    event: &str,
+) -> Result<i64, RuntimeError> {
+    let view = store::worker(&mut *tx, worker_id)
+        .await?
+        .ok_or_else(|| RuntimeError::NotFound(format!("no fleet worker {worker_id}")))?;
+    let worker = records::worker(view);
+    append(tx, &worker.run_id, Some(&worker.worker_id), event, &worker).await
+}
+
+async fn append(
+    tx: &mut SqliteConnection,
+    run_id: &str,
+    worker_id: Option<&str>,
+    event: &str,
+    payload: &impl serde::Serialize,
+) -> Result<i64, RuntimeError> {
+    let payload = serde_json::to_string(payload)
+        .map_err(|e| StoreError::Corrupt(format!("a fleet event payload: {e}")))?;
+    Ok(store::append_event(tx, run_id, worker_id, event, &payload, &clock::now()).await?)
 }

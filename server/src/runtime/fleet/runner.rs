@@ -3,11 +3,11 @@
 //! each attempt ended — its changes committed on the worker's branch, the
 //! diff stat against the base, the events.
 
-use super::{records, store};
+use super::{log_run, log_worker, records, store};
 use crate::{
     child::worktree::{self, Worktree},
     clock,
-    runtime::Runtime,
+    runtime::{error::RuntimeError, Runtime},
     store::tasks,
 };
 use protocol::fleet_events;
@@ -22,9 +22,12 @@ impl Runtime {
     pub(in crate::runtime) fn run_fleet(self: &Arc<Self>) {
         let runtime = Arc::clone(self);
         // Beside the runner, so a worktree git cannot read does not hold
-        // up the queue.
-        let catching_up = runtime.clone();
-        tokio::spawn(async move { catching_up.catch_up_fleet().await });
+        // up the queue. Only with the store to ourselves: another process's
+        // ends are its own to record.
+        if self.lock.alone() {
+            let catching_up = runtime.clone();
+            tokio::spawn(async move { catching_up.catch_up_fleet().await });
+        }
         tokio::spawn(async move {
             let mut stopped = runtime.stopped.clone();
             loop {
@@ -66,24 +69,34 @@ impl Runtime {
     /// Marks the run finished and says so, when its last worker's end is
     /// recorded.
     async fn finish_run_if_done(&self, run_id: &str) {
-        if let Ok(true) = store::finish_if_done(self.store.pool(), run_id, &clock::now()).await {
-            if let Ok(detail) = self.fleet_run(run_id).await {
-                self.fleet_event(run_id, None, fleet_events::RUN_FINISHED, &detail.run)
-                    .await;
+        let finished = async {
+            let mut tx = self.begin_fleet().await?;
+            if store::finish_if_done(&mut *tx, run_id, &clock::now()).await? {
+                let seq = log_run(&mut tx, run_id, fleet_events::RUN_FINISHED).await?;
+                self.commit_fleet(tx, seq).await?;
             }
+            Ok::<_, RuntimeError>(())
+        };
+        if let Err(error) = finished.await {
+            tracing::error!(%error, run = run_id, "recording a fleet run's end failed");
         }
     }
 
     /// A worker's attempt has its thread and turn.
     pub(in crate::runtime) async fn fleet_worker_started(&self, worker_id: &str) {
-        if let Ok(worker) = self.fleet_worker(worker_id).await {
-            if let Some(thread) = &worker.thread_id {
-                if let Err(error) = store::set_thread(self.store.pool(), worker_id, thread).await {
-                    tracing::warn!(%error, "recording a fleet worker's thread failed");
-                }
+        let started = async {
+            let mut tx = self.begin_fleet().await?;
+            let Some(view) = store::worker(&mut *tx, worker_id).await? else {
+                return Ok(());
+            };
+            if let Some(thread) = &view.task_thread_id {
+                store::set_thread(&mut *tx, worker_id, thread).await?;
             }
-            self.worker_event(&worker, fleet_events::WORKER_STARTED)
-                .await;
+            let seq = log_worker(&mut tx, worker_id, fleet_events::WORKER_STARTED).await?;
+            self.commit_fleet(tx, seq).await
+        };
+        if let Err(error) = started.await {
+            tracing::warn!(%error, worker = worker_id, "recording a fleet worker's start failed");
         }
     }
 
@@ -110,24 +123,28 @@ impl Runtime {
             }
         };
         let stat = stat.and_then(|s| serde_json::to_string(&s).ok());
-        let settled = store::settle(
-            self.store.pool(),
-            worker_id,
-            &worker.task_id,
-            commit.as_deref(),
-            stat.as_deref(),
-        )
-        .await;
-        match settled {
+        let settled = async {
+            let mut tx = self.begin_fleet().await?;
+            let settled = store::settle(
+                &mut *tx,
+                worker_id,
+                &worker.task_id,
+                commit.as_deref(),
+                stat.as_deref(),
+            )
+            .await?;
+            if settled {
+                let seq = log_worker(&mut tx, worker_id, fleet_events::WORKER_FINISHED).await?;
+                self.commit_fleet(tx, seq).await?;
+            }
+            Ok::<_, RuntimeError>(settled)
+        };
+        match settled.await {
             Ok(true) => {}
             Ok(false) => return,
             Err(error) => {
                 return tracing::error!(%error, worker = worker_id, "recording a fleet worker's end failed")
             }
-        }
-        if let Ok(worker) = self.fleet_worker(worker_id).await {
-            self.worker_event(&worker, fleet_events::WORKER_FINISHED)
-                .await;
         }
         self.finish_run_if_done(&worker.run_id).await;
     }
