@@ -100,6 +100,10 @@ pub enum AgentArtifact {
     },
     Branch {
         branch: String,
+        /// Where the run's worktree is; null once it was removed
+        /// (`POST /v1/agent-runs/{run_id}/cleanup`).
+        #[cfg_attr(feature = "openapi", schema(required = true))]
+        worktree: Option<String>,
         #[cfg_attr(feature = "openapi", schema(required = true))]
         commit: Option<String>,
         diff_stat: DiffStat,

@@ -52,7 +52,8 @@ pub use interaction::{
     QuestionOption, ToolContent, UserInputRequest,
 };
 pub use records::{
-    ItemKind, ItemStatus, Mode, ThreadRecord, TurnItemRecord, TurnRecord, TurnStatus, Usage,
+    InstructionFile, InstructionScope, ItemKind, ItemStatus, Mode, ThreadRecord, TurnItemRecord,
+    TurnRecord, TurnStatus, Usage,
 };
 pub use requests::{
     CompactThread, CreateThread, ListThreads, PatchThread, StartTurn, SteerTurn, UsageQuery,

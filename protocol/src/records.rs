@@ -170,6 +170,38 @@ pub struct TurnRecord {
     #[serde(default)]
     #[cfg_attr(feature = "openapi", schema(required = true))]
     pub undone_at: Option<String>,
+    /// The instruction files the turn's system prompt added to the
+    /// thread's own, in the order given (the user's global file, then the
+    /// project's from the repository's top down to the workspace: the
+    /// nearest last, and it wins). Paths and hashes, never contents.
+    #[serde(default)]
+    #[cfg_attr(feature = "openapi", schema(required = true))]
+    pub instructions: Vec<InstructionFile>,
+}
+
+/// One instruction file a turn was given.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+pub struct InstructionFile {
+    /// Where it was read, every link resolved.
+    pub path: String,
+    pub scope: InstructionScope,
+    /// SHA-256 (hex) of the bytes passed on: the whole file unless cut.
+    pub sha256: String,
+    /// The file's size.
+    pub bytes: u64,
+    /// True when only its first 32 KiB were passed on.
+    pub truncated: bool,
+}
+
+/// `global`: `$CODEWHALE_HOME/AGENTS.md`; `project`: an `AGENTS.md` or
+/// `CODEWHALE.md` between the repository's top and the workspace.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "openapi", derive(utoipa::ToSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum InstructionScope {
+    Global,
+    Project,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]

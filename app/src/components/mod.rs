@@ -13,6 +13,7 @@ mod files_panel;
 mod fleet_form;
 mod fleet_worker_card;
 mod fork_notice;
+mod instructions_chip;
 mod keyed_action;
 mod layout;
 mod message_actions;

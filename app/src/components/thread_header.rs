@@ -1,4 +1,4 @@
-use super::{error_line::failure, ErrorLine};
+use super::{error_line::failure, instructions_chip::InstructionsChip, ErrorLine};
 use crate::page_data::RailRefresh;
 use crate::{
     api::{fork_thread, update_thread},
@@ -34,6 +34,7 @@ pub fn ThreadHeader() -> AnyView {
                 <li class="chip" title="Model" data-test="model">{move || live.effective_model.get().unwrap_or_else(|| "no model available".into())}</li>
                 <li class="chip" title="Mode">{move || thread.with(|t| t.mode.as_str())}</li>
                 <li class="chip" title="Permissions" data-test="posture">{posture}</li>
+                <InstructionsChip />
             </ul>
             <ThreadActions />
         </header>

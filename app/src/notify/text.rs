@@ -113,6 +113,7 @@ mod tests {
             effective_billing_surface: None,
             error: error.map(Into::into),
             steer_count: 0,
+            instructions: Vec::new(),
             undone_at: None,
         };
         event("turn.completed", json!({ "turn": turn }))

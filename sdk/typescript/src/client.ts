@@ -699,6 +699,16 @@ export class RuntimeClient {
     return this.request("GET", `/v1/agent-runs/${seg(runId)}`, options);
   }
 
+  /**
+   * Removes an ended worktree run's worktree (its branch stays, with work
+   * left in the worktree committed on it first). 409 while the run is
+   * running or for a run in its parent's workspace.
+   */
+  async cleanUpAgentRun(runId: string, options: RequestOptions = {}): Promise<AgentRun> {
+    await this.requireCapability("agent_runs", "cleanUpAgentRun", options);
+    return this.request("POST", `/v1/agent-runs/${seg(runId)}/cleanup`, options);
+  }
+
   // ---- streaming ------------------------------------------------------
 
   /**

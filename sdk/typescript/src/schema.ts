@@ -1091,6 +1091,27 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/agent-runs/{run_id}/cleanup": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Removes an ended worktree run's worktree. Work left in it since the
+         *     run's own commit (a later turn on the child's thread) is committed on
+         *     the run's branch first; the branch stays. Removing it twice is fine.
+         */
+        post: operations["cleanUpAgentRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1106,6 +1127,11 @@ export interface components {
             kind: "file_change";
         } | {
             branch: string;
+            /**
+             * @description Where the run's worktree is; null once it was removed
+             *     (`POST /v1/agent-runs/{run_id}/cleanup`).
+             */
+            worktree: string | null;
             commit: string | null;
             diff_stat: components["schemas"]["DiffStat"];
             /** @enum {string} */
@@ -1908,6 +1934,27 @@ export interface components {
             service: string;
             mode: string;
         };
+        /** @description One instruction file a turn was given. */
+        InstructionFile: {
+            /** @description Where it was read, every link resolved. */
+            path: string;
+            scope: components["schemas"]["InstructionScope"];
+            /** @description SHA-256 (hex) of the bytes passed on: the whole file unless cut. */
+            sha256: string;
+            /**
+             * Format: int64
+             * @description The file's size.
+             */
+            bytes: number;
+            /** @description True when only its first 32 KiB were passed on. */
+            truncated: boolean;
+        };
+        /**
+         * @description `global`: `$CODEWHALE_HOME/AGENTS.md`; `project`: an `AGENTS.md` or
+         *     `CODEWHALE.md` between the repository's top and the workspace.
+         * @enum {string}
+         */
+        InstructionScope: "global" | "project";
         /** @description `item.completed` */
         ItemCompletedEvent: components["schemas"]["EventEnvelope"] & {
             /** @enum {string} */
@@ -2630,6 +2677,13 @@ export interface components {
              *     sees it); null otherwise.
              */
             undone_at: string | null;
+            /**
+             * @description The instruction files the turn's system prompt added to the
+             *     thread's own, in the order given (the user's global file, then the
+             *     project's from the repository's top down to the workspace: the
+             *     nearest last, and it wins). Paths and hashes, never contents.
+             */
+            instructions: components["schemas"]["InstructionFile"][];
         };
         /** @description `POST /v1/threads/{id}/turns` and `/compact`. */
         TurnStarted: {
@@ -5952,6 +6006,53 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             /** @description No such run */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    cleanUpAgentRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The run's id, or its child thread's (the worker's) */
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The receipt, its branch artifact without a worktree */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentRun"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such run */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The run is still running, shares its parent's workspace (no worktree), its thread has a turn running, or git could not commit or remove the worktree */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };

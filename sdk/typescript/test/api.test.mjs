@@ -318,4 +318,8 @@ test("agent runs: a sub-agent's lifecycle on the parent's stream and its receipt
   const missing = await client.getAgentRun("agent_00").catch((e) => e);
   assert.ok(missing instanceof RuntimeApiError);
   assert.equal(missing.status, 404);
+  // A run in its parent's workspace has no worktree to remove.
+  const shared = await client.cleanUpAgentRun(runs[0].run_id).catch((e) => e);
+  assert.ok(shared instanceof RuntimeApiError);
+  assert.equal(shared.status, 409);
 });

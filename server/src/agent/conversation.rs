@@ -4,9 +4,14 @@
 use protocol::{ItemKind, ItemStatus, ThreadRecord, TurnItemRecord};
 use serde_json::{json, Value};
 
-/// The chat for a new turn: the system prompt (with the latest compaction
-/// summary, if any), then the user and agent messages after that summary.
-pub fn messages(thread: &ThreadRecord, history: &[TurnItemRecord]) -> Vec<Value> {
+/// The chat for a new turn: the system prompt (the thread's, then the
+/// turn's instructions, then the latest compaction summary, if any), then
+/// the user and agent messages after that summary.
+pub fn messages(
+    thread: &ThreadRecord,
+    instructions: &str,
+    history: &[TurnItemRecord],
+) -> Vec<Value> {
     let summary_at = history.iter().rposition(|item| {
         item.kind == ItemKind::ContextCompaction
             && item.status == ItemStatus::Completed
@@ -14,13 +19,16 @@ pub fn messages(thread: &ThreadRecord, history: &[TurnItemRecord]) -> Vec<Value>
     });
     let summary = summary_at.and_then(|at| history[at].detail.as_deref());
     let mut messages = Vec::new();
-    if thread
-        .system_prompt
-        .as_deref()
-        .is_some_and(|p| !p.is_empty())
-        || summary.is_some()
-    {
-        messages.push(system_message(thread.system_prompt.as_deref(), summary));
+    let prompt = [
+        thread.system_prompt.as_deref().unwrap_or_default(),
+        instructions,
+    ]
+    .into_iter()
+    .filter(|part| !part.is_empty())
+    .collect::<Vec<_>>()
+    .join("\n\n");
+    if !prompt.is_empty() || summary.is_some() {
+        messages.push(system_message(Some(&prompt), summary));
     }
     let after = summary_at.map_or(0, |at| at + 1);
     for item in &history[after..] {
@@ -86,9 +94,12 @@ mod tests {
             item(ItemKind::AgentMessage, "interrupted", "half"),
             item(ItemKind::UserMessage, "completed", "again"),
         ];
-        let chat = messages(&thread, &history);
+        let chat = messages(&thread, "", &history);
         let roles: Vec<&str> = chat.iter().map(|m| m["role"].as_str().unwrap()).collect();
         assert_eq!(roles, ["system", "user", "assistant", "user"]);
+        // The turn's instructions follow the thread's own prompt.
+        let chat = messages(&thread, "Use tabs.", &history);
+        assert_eq!(chat[0]["content"], "Be brief.\n\nUse tabs.");
     }
 
     #[test]
@@ -106,7 +117,7 @@ mod tests {
             item(ItemKind::ContextCompaction, "completed", "SUMMARY"),
             item(ItemKind::UserMessage, "completed", "new question"),
         ];
-        let chat = messages(&thread, &history);
+        let chat = messages(&thread, "", &history);
         assert_eq!(chat.len(), 2);
         assert!(chat[0]["content"].as_str().unwrap().ends_with("SUMMARY"));
         assert_eq!(chat[1]["content"], "new question");

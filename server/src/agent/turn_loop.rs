@@ -28,7 +28,7 @@ replacement for those lines when the fix is clear. Do not report style preferenc
 const MAX_MODEL_CALLS: usize = 64;
 
 pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
-    let mut messages = conversation::messages(&turn.thread, &turn.history);
+    let mut messages = conversation::messages(&turn.thread, &turn.instructions, &turn.history);
     if turn.settings.mode == Mode::Review {
         messages.insert(
             0,

@@ -56,6 +56,9 @@ pub struct TurnContext {
     pub turn_id: String,
     pub input: TurnInput,
     pub settings: TurnSettings,
+    /// The user's and the project's instructions (`instructions.rs`), for
+    /// the system prompt after the thread's own; empty when there are none.
+    pub instructions: String,
     /// The thread's items when the turn started, oldest first (this turn's
     /// prompt included).
     pub history: Vec<TurnItemRecord>,

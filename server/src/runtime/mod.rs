@@ -15,6 +15,7 @@ pub mod followed;
 pub mod git;
 pub mod hosted_tools;
 pub mod ids;
+pub mod instructions;
 pub mod pending;
 mod review;
 mod rewind;
@@ -90,7 +91,7 @@ pub struct Runtime {
     fleet: fleet::Fleet,
     clock: crate::clock::Clock,
     /// Held while this runtime lives: other processes see it in use.
-    _lock: ProcessLock,
+    lock: ProcessLock,
 }
 
 impl Runtime {
@@ -100,16 +101,18 @@ impl Runtime {
         let mut lock = ProcessLock::acquire(&options.home)?;
         let store = Arc::new(Store::open(&options.home).await?);
         let snapshots = Arc::new(snapshots::Snapshots::new(store.clone(), &options.home));
+        let agents = Arc::new(agent_runs::SubAgents::new(
+            store.clone(),
+            options.sub_agents,
+            &options.home,
+        ));
         let turns = Arc::new(
             TurnManager::new(
                 store.clone(),
                 options.engine,
                 snapshots.clone(),
-                Arc::new(agent_runs::SubAgents::new(
-                    store.clone(),
-                    options.sub_agents,
-                    &options.home,
-                )),
+                agents.clone(),
+                &options.home,
             )
             .with_wait_timeout(options.wait_timeout),
         );
@@ -118,6 +121,12 @@ impl Runtime {
         let recovered = if lock.alone() {
             let recovered = turns.recover().await?;
             tasks::recover(&store).await?;
+            // Listed now, before this process spawns anything; the git
+            // work runs beside the server.
+            let left = agents.left_pending();
+            if !left.is_empty() {
+                tokio::spawn(async move { agents.discard_unrecorded(left).await });
+            }
             recovered
         } else {
             tracing::info!("another codewhale process uses this store; its turns are left to it");
@@ -148,7 +157,7 @@ impl Runtime {
             scheduler: Default::default(),
             fleet: fleet::Fleet::new(&options.home),
             clock: options.clock,
-            _lock: lock,
+            lock,
         })
     }
 

@@ -29,18 +29,22 @@ pub struct AgentRunRow {
     pub diff_stat: Option<String>,
     pub created_at: String,
     pub ended_at: Option<String>,
+    /// The top of the repository a worktree run's worktree belongs to.
+    pub repo_top: Option<String>,
+    /// When the worktree was removed (`POST /v1/agent-runs/{id}/cleanup`).
+    pub cleaned_up_at: Option<String>,
 }
 
 const COLUMNS: &str = "id, parent_thread_id, parent_turn_id, parent_item_id, thread_id, turn_id, \
     depth, prompt, mode, isolation, wait, model, model_provider, workspace, worktree, git_dir, \
-    branch, base_commit, commit_oid, diff_stat, created_at, ended_at";
+    branch, base_commit, commit_oid, diff_stat, created_at, ended_at, repo_top, cleaned_up_at";
 
 pub async fn insert(conn: &mut SqliteConnection, run: &AgentRunRow) -> Result<(), StoreError> {
     sqlx::query(
         "INSERT INTO agent_runs (id, parent_thread_id, parent_turn_id, parent_item_id, thread_id,
              turn_id, depth, prompt, mode, isolation, wait, model, model_provider, workspace,
-             worktree, git_dir, branch, base_commit, created_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+             worktree, git_dir, branch, base_commit, created_at, repo_top)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     )
     .bind(&run.id)
     .bind(&run.parent_thread_id)
@@ -61,6 +65,7 @@ pub async fn insert(conn: &mut SqliteConnection, run: &AgentRunRow) -> Result<()
     .bind(&run.branch)
     .bind(&run.base_commit)
     .bind(&run.created_at)
+    .bind(&run.repo_top)
     .execute(conn)
     .await?;
     Ok(())
@@ -148,6 +153,29 @@ pub async fn set_result(
         .execute(pool)
         .await?;
     Ok(())
+}
+
+/// Marks an ended run's worktree removed; false when it already was (or
+/// the run has not ended).
+pub async fn mark_cleaned_up(pool: &SqlitePool, id: &str, now: &str) -> Result<bool, StoreError> {
+    let done = sqlx::query(
+        "UPDATE agent_runs SET cleaned_up_at = ?
+         WHERE id = ? AND ended_at IS NOT NULL AND cleaned_up_at IS NULL",
+    )
+    .bind(now)
+    .bind(id)
+    .execute(pool)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Whether a run with this id is recorded.
+pub async fn exists(pool: &SqlitePool, id: &str) -> Result<bool, StoreError> {
+    let found: Option<i64> = sqlx::query_scalar("SELECT 1 FROM agent_runs WHERE id = ?")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?;
+    Ok(found.is_some())
 }
 
 /// Unended runs spawned by this parent turn (stopped with it).

@@ -21,7 +21,12 @@ struct TurnRow {
     error: Option<String>,
     steer_count: i64,
     undone_at: Option<String>,
+    instructions: String,
 }
+
+const TURN_COLUMNS: &str = "id, thread_id, status, input_summary, created_at, started_at, \
+    ended_at, duration_ms, usage, effective_provider, effective_model, effective_billing_surface, \
+    error, steer_count, undone_at, instructions";
 
 #[derive(Debug, sqlx::FromRow)]
 struct ItemRow {
@@ -61,6 +66,7 @@ impl TryFrom<TurnRow> for TurnRecord {
             error: row.error,
             steer_count: row.steer_count.clamp(0, u32::MAX as i64) as u32,
             undone_at: row.undone_at,
+            instructions: decode(&row.instructions, "turns.instructions")?,
         })
     }
 }
@@ -87,12 +93,9 @@ pub async fn by_thread(
     conn: &mut SqliteConnection,
     thread_id: &str,
 ) -> Result<Vec<TurnRecord>, StoreError> {
-    let rows: Vec<TurnRow> = sqlx::query_as(
-        "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
-                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count,
-                undone_at
-         FROM turns WHERE thread_id = ?1 ORDER BY created_at, rowid",
-    )
+    let rows: Vec<TurnRow> = sqlx::query_as(&format!(
+        "SELECT {TURN_COLUMNS} FROM turns WHERE thread_id = ?1 ORDER BY created_at, rowid"
+    ))
     .bind(thread_id)
     .fetch_all(conn)
     .await?;
@@ -167,10 +170,13 @@ pub async fn upsert(conn: &mut SqliteConnection, turn: &TurnRecord) -> Result<()
         .unwrap_or_default();
     let usage =
         serde_json::to_string(&turn.usage).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let instructions = serde_json::to_string(&turn.instructions)
+        .map_err(|e| StoreError::Corrupt(e.to_string()))?;
     sqlx::query(
         "INSERT INTO turns (id, thread_id, status, input_summary, created_at, started_at, ended_at,
-            duration_ms, usage, effective_provider, effective_model, effective_billing_surface, error, steer_count, undone_at)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+            duration_ms, usage, effective_provider, effective_model, effective_billing_surface, error, steer_count, undone_at,
+            instructions)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)
          ON CONFLICT (id) DO UPDATE SET status = ?3, started_at = ?6, ended_at = ?7, duration_ms = ?8,
             usage = ?9, effective_provider = ?10, effective_model = ?11, effective_billing_surface = ?12,
             error = ?13, steer_count = ?14, undone_at = ?15",
@@ -190,21 +196,18 @@ pub async fn upsert(conn: &mut SqliteConnection, turn: &TurnRecord) -> Result<()
     .bind(&turn.error)
     .bind(turn.steer_count as i64)
     .bind(&turn.undone_at)
+    .bind(instructions)
     .execute(conn)
     .await?;
     Ok(())
 }
 
 pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<TurnRecord>, StoreError> {
-    let row: Option<TurnRow> = sqlx::query_as(
-        "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
-                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count,
-                undone_at
-         FROM turns WHERE id = ?1",
-    )
-    .bind(id)
-    .fetch_optional(conn)
-    .await?;
+    let row: Option<TurnRow> =
+        sqlx::query_as(&format!("SELECT {TURN_COLUMNS} FROM turns WHERE id = ?1"))
+            .bind(id)
+            .fetch_optional(conn)
+            .await?;
     row.map(TurnRecord::try_from).transpose()
 }
 
@@ -269,13 +272,10 @@ pub async fn get_item(
 /// Turns left queued or in progress (by a process that died).
 /// Newest first: a sub-agent's turn ends before its parent's.
 pub async fn unfinished(conn: &mut SqliteConnection) -> Result<Vec<TurnRecord>, StoreError> {
-    let rows: Vec<TurnRow> = sqlx::query_as(
-        "SELECT id, thread_id, status, input_summary, created_at, started_at, ended_at, duration_ms,
-                usage, effective_provider, effective_model, effective_billing_surface, error, steer_count,
-                undone_at
-         FROM turns WHERE status IN ('queued', 'in_progress')
-         ORDER BY created_at DESC, rowid DESC",
-    )
+    let rows: Vec<TurnRow> = sqlx::query_as(&format!(
+        "SELECT {TURN_COLUMNS} FROM turns WHERE status IN ('queued', 'in_progress')
+         ORDER BY created_at DESC, rowid DESC"
+    ))
     .fetch_all(conn)
     .await?;
     rows.into_iter().map(TurnRecord::try_from).collect()

@@ -182,6 +182,14 @@ async fn a_sub_agent_spawns_its_own_and_the_next_level_is_refused() {
     assert_eq!(verification["failed"], 0);
     assert_eq!(verification["commands"][0]["command"], "cat deep.txt");
     assert_eq!(verification["commands"][0]["exit_code"], 0);
+    // A run in its parent's workspace has no worktree to remove.
+    let path = format!(
+        "/v1/agent-runs/{}/cleanup",
+        grandchild["run_id"].as_str().unwrap()
+    );
+    let reply = s.api.post_empty(&path).await;
+    assert_eq!(reply.status, 409, "{}", reply.text());
+    assert!(reply.error_message().contains("no worktree"));
 
     // The deepest level is not offered the tools; the levels above are.
     let requests = s.mock.requests();
@@ -489,7 +497,110 @@ async fn a_worktree_child_works_on_its_own_branch() {
     );
     let workspace = run["spec"]["workspace"].as_str().unwrap();
     let home = s._h.home.path().canonicalize().unwrap();
-    assert!(std::path::Path::new(workspace).starts_with(home.join("worktrees/agents")));
+    let agents = home.join("worktrees/agents");
+    assert!(std::path::Path::new(workspace).starts_with(&agents));
+    let run_id = run["run_id"].as_str().unwrap();
+    let worktree = agents.join(run_id);
+    assert_eq!(branch["worktree"], worktree.display().to_string());
+    assert!(
+        !agents.join(format!("{run_id}.pending")).exists(),
+        "the marker goes once the run is recorded"
+    );
+
+    // Work done in the worktree after the run (a later turn on the child's
+    // thread) is committed on the branch before the worktree goes.
+    std::fs::write(worktree.join("LATER"), "taken over\n").unwrap();
+    let cleanup = format!("/v1/agent-runs/{run_id}/cleanup");
+    let reply = s.api.post_empty(&cleanup).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+    let cleaned = reply.json();
+    let artifact = cleaned["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["kind"] == "branch")
+        .unwrap()
+        .clone();
+    assert_eq!(artifact["worktree"], Value::Null);
+    assert_eq!(artifact["commit"], commit, "the run's own commit");
+    assert!(!worktree.exists(), "the worktree is removed");
+    assert_eq!(
+        git(dir.path(), &["show", &format!("{name}:LATER")]),
+        "taken over\n"
+    );
+    assert_eq!(
+        git(dir.path(), &["show", &format!("{name}:NOTES")]),
+        "from the child\n"
+    );
+    assert!(!git(dir.path(), &["worktree", "list"]).contains(run_id));
+    assert!(
+        git(dir.path(), &["status", "--porcelain"]).is_empty(),
+        "the user's checkout is untouched"
+    );
+    // Twice is fine; by the child thread's id too.
+    let again = format!(
+        "/v1/agent-runs/{}/cleanup",
+        run["thread_id"].as_str().unwrap()
+    );
+    let reply = s.api.post_empty(&again).await;
+    assert_eq!(reply.status, 200, "{}", reply.text());
+}
+
+/// A process that died after making a sub-agent's worktree and before
+/// recording its run left a worktree nothing points at: the next process
+/// with the store to itself removes it and its branch, and leaves a
+/// recorded run's alone.
+#[tokio::test]
+async fn a_worktree_no_run_was_recorded_for_is_removed_on_start() {
+    let repo = tempfile::tempdir().unwrap();
+    git(repo.path(), &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.path().join("README"), "base\n").unwrap();
+    git(repo.path(), &["add", "."]);
+    git(repo.path(), &["commit", "-q", "-m", "base"]);
+    let top = repo.path().canonicalize().unwrap();
+    let home = tempfile::tempdir().unwrap();
+    let agents = home.path().join("worktrees/agents");
+    std::fs::create_dir_all(&agents).unwrap();
+    let run_id = "agent_0123456789abcdef0123456789abcdef";
+    let branch = format!("codewhale/agent/{run_id}");
+    let path = agents.join(run_id);
+    let path_arg = path.display().to_string();
+    git(&top, &["worktree", "add", "-q", "-b", &branch, &path_arg]);
+    std::fs::write(
+        agents.join(format!("{run_id}.pending")),
+        top.display().to_string(),
+    )
+    .unwrap();
+    // A marker whose id is not a run id is not ours to act on.
+    std::fs::write(agents.join("not-a-run.pending"), top.display().to_string()).unwrap();
+
+    let runtime = codewhale::runtime::Runtime::open(codewhale::runtime::RuntimeOptions {
+        home: home.path().to_path_buf(),
+        engine: std::sync::Arc::new(codewhale::runtime::engine::NoProvider),
+        pricing: Default::default(),
+        default_workspace: top.clone(),
+        wait_timeout: crate::common::WAIT_TIMEOUT,
+        clock: Default::default(),
+        sub_agents: Default::default(),
+    })
+    .await
+    .unwrap();
+    for _ in 0..200 {
+        if !path.exists() && !agents.join(format!("{run_id}.pending")).exists() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(!path.exists(), "the unrecorded worktree is removed");
+    assert!(!agents.join(format!("{run_id}.pending")).exists());
+    assert!(!git(&top, &["worktree", "list"]).contains(run_id));
+    assert!(git(&top, &["branch", "--list", &branch]).trim().is_empty());
+    assert_eq!(
+        git(&top, &["rev-parse", "--abbrev-ref", "HEAD"]).trim(),
+        "main"
+    );
+    assert!(agents.join("not-a-run.pending").exists());
+    drop(runtime);
 }
 
 #[tokio::test]
@@ -501,12 +612,17 @@ async fn receipts_refuse_bad_ids_and_limits() {
         ("/v1/agent-runs/arun_00", 404),
         ("/v1/agent-runs/agent_00", 404),
         ("/v1/agent-runs/thr_00", 404),
+        ("/v1/agent-runs/agent_00/cleanup", 404),
         ("/v1/agent-runs?limit=0", 400),
         ("/v1/agent-runs?limit=201", 400),
         ("/v1/agent-runs?parent_thread_id=x", 400),
         ("/v1/agent-runs?colour=blue", 400),
     ] {
-        let reply = s.api.get(path).await;
+        let reply = if path.ends_with("/cleanup") {
+            s.api.post_empty(path).await
+        } else {
+            s.api.get(path).await
+        };
         assert_eq!(reply.status, status, "{path}: {}", reply.text());
     }
     assert_eq!(get(&s, "/v1/agent-runs").await, json!({ "runs": [] }));

@@ -28,6 +28,7 @@ mod event_stream;
 mod exec_cli;
 mod fleet;
 mod git_untrusted;
+mod instructions;
 mod mobile_cli;
 mod mobile_pairing;
 mod openapi;

@@ -3,7 +3,7 @@
 //! wait for a run to end, read a run. Only the runs a thread spawned are
 //! its to wait on or read.
 
-use super::{records, settle, SubAgents};
+use super::{cleanup, records, settle, SubAgents};
 use crate::{
     child::worktree,
     clock,
@@ -129,16 +129,23 @@ impl AgentGate {
             diff_stat: None,
             created_at: clock::now(),
             ended_at: None,
+            repo_top: None,
+            cleaned_up_at: None,
         };
         let top = match request.isolation {
             AgentIsolation::Worktree => Some(self.add_worktree(&mut row, &parent_workspace).await?),
             AgentIsolation::Shared => None,
         };
         let started = self.start(&mut row, depth, mode).await;
-        if let Err(error) = started {
+        if started.is_err() {
             if let (Some(top), Some(path), Some(branch)) = (&top, &row.worktree, &row.branch) {
                 worktree::discard(top, Path::new(path), branch).await;
             }
+        }
+        if top.is_some() {
+            self.agents.unmark_pending(&run_id);
+        }
+        if let Err(error) = started {
             return Err(error.to_string());
         }
         // Interrupted while starting: the parent's own stop of its children
@@ -270,13 +277,16 @@ impl AgentGate {
     ) -> Result<std::path::PathBuf, String> {
         let repository = worktree::inspect(Path::new(workspace)).await?;
         let path = self.agents.worktrees.join(&row.id);
-        let branch = format!("codewhale/agent/{}", row.id);
-        let (made, inside) = worktree::add_for_workspace(&repository, &path, &branch).await?;
+        let branch = cleanup::branch_of(&row.id);
+        self.agents.mark_pending(&row.id, &repository.top)?;
+        let made = worktree::add_for_workspace(&repository, &path, &branch).await;
+        let (made, inside) = made.inspect_err(|_| self.agents.unmark_pending(&row.id))?;
         row.workspace = inside.display().to_string();
         row.worktree = Some(made.path.display().to_string());
         row.git_dir = Some(made.git_dir.display().to_string());
         row.branch = Some(branch);
         row.base_commit = Some(repository.head.clone());
+        row.repo_top = Some(repository.top.display().to_string());
         Ok(repository.top)
     }
 

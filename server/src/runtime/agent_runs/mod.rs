@@ -8,8 +8,10 @@
 //!
 //! `gate.rs`: what a turn may do (spawn, wait, read a result);
 //! `records.rs`: the receipts `/v1/agent-runs` shows; `settle.rs`: a run's
-//! end, a worktree run's commit, children stopped with their parent.
+//! end, a worktree run's commit, children stopped with their parent;
+//! `cleanup.rs`: removing a run's worktree, and those a crash left.
 
+mod cleanup;
 mod gate;
 mod records;
 pub(in crate::runtime) mod settle;

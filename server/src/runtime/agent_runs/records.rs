@@ -54,16 +54,20 @@ impl Runtime {
     /// of neither shape names no run: a 404 like any unknown id, since other
     /// resources' ids (an automation's `arun_…`) are fair things to ask about.
     pub async fn agent_run(&self, id: &str) -> Result<AgentRun, RuntimeError> {
+        let row = self.agent_run_row(id).await?;
+        receipt(&self.store, row).await
+    }
+
+    pub(super) async fn agent_run_row(&self, id: &str) -> Result<AgentRunRow, RuntimeError> {
         let not_found = || RuntimeError::NotFound(format!("agent run {id} not found"));
         let shaped = ids::parse(RUN, id, "agent run").is_ok()
             || ids::parse(ids::THREAD, id, "agent run").is_ok();
         if !shaped {
             return Err(not_found());
         }
-        let row = store::agent_runs::get(self.store.pool(), id)
+        store::agent_runs::get(self.store.pool(), id)
             .await?
-            .ok_or_else(not_found)?;
-        receipt(&self.store, row).await
+            .ok_or_else(not_found)
     }
 }
 
@@ -88,6 +92,7 @@ pub(super) async fn receipt(store: &Store, row: AgentRunRow) -> Result<AgentRun,
     if let Some(branch) = &row.branch {
         artifacts.push(AgentArtifact::Branch {
             branch: branch.clone(),
+            worktree: row.worktree.clone().filter(|_| row.cleaned_up_at.is_none()),
             commit: row.commit_oid.clone(),
             diff_stat: row
                 .diff_stat

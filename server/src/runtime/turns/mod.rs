@@ -68,6 +68,8 @@ pub struct TurnManager {
     snapshots: Arc<Snapshots>,
     /// Sub-agent runs: their limits, worktrees and waiters.
     agents: Arc<SubAgents>,
+    /// `$CODEWHALE_HOME`: where the user's global instructions are.
+    home: std::path::PathBuf,
 }
 
 impl TurnManager {
@@ -76,9 +78,11 @@ impl TurnManager {
         engine: Arc<dyn Engine>,
         snapshots: Arc<Snapshots>,
         agents: Arc<SubAgents>,
+        home: &std::path::Path,
     ) -> Self {
         Self {
             agents,
+            home: home.to_path_buf(),
             approvals: Arc::new(Approvals::new(store.clone(), DEFAULT_TIMEOUT)),
             user_inputs: Arc::new(UserInputs::new(store.clone(), DEFAULT_TIMEOUT)),
             client_tools: Arc::new(ClientTools::new(store.clone(), DEFAULT_TIMEOUT)),

@@ -33,7 +33,7 @@ impl TurnManager {
         thread: ThreadRecord,
         turn: TurnRecord,
         input: TurnInput,
-        settings: TurnSettings,
+        (settings, instructions): (TurnSettings, String),
         (steers, mut interrupt): (mpsc::Receiver<String>, watch::Receiver<bool>),
         hosted: Hosted,
     ) {
@@ -88,6 +88,7 @@ impl TurnManager {
                         turn_id: turn.id.clone(),
                         input,
                         settings,
+                        instructions,
                         history,
                         steers,
                         interrupt: interrupt.clone(),

@@ -11,7 +11,7 @@ use crate::{
         client_tools,
         engine::{TurnInput, TurnSettings},
         hosted_tools::Hosted,
-        ids, threads,
+        ids, instructions, threads,
     },
     store::{self, agent_runs::AgentRunRow, NewEvent, StoreError, ThreadRow, WriteTx},
 };
@@ -190,6 +190,8 @@ impl TurnManager {
             },
         )?;
 
+        // Read before the start is written: the turn records what it got.
+        let instructions = instructions::load(&self.home, thread.workspace.as_deref()).await;
         let now = clock::now();
         let turn = TurnRecord {
             id: turn_id.clone(),
@@ -207,6 +209,7 @@ impl TurnManager {
             error: None,
             steer_count: 0,
             undone_at: None,
+            instructions: instructions.files,
         };
         let opening = opening.map(|opening| opening.item(&turn_id, &now));
         let written = self
@@ -221,7 +224,7 @@ impl TurnManager {
             record.clone(),
             turn.clone(),
             input,
-            settings,
+            (settings, instructions.text),
             (steers, interrupt),
             hosted,
         );
