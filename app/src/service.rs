@@ -20,6 +20,7 @@ use crate::protocol::{
     PreviewSchedule, SchedulePreview, TaskRecord,
 };
 use crate::protocol::{CreateFleetRun, FleetRunDetail, FleetRuns, ListFleetRuns};
+use crate::protocol::{ImportSkill, PatchSkill, SkillRecord};
 use std::{future::Future, pin::Pin, sync::Arc};
 
 pub use crate::error::ServiceError;
@@ -91,6 +92,10 @@ pub trait RuntimeService: Send + Sync {
     /// Stop or clean up a run (`id` is the run's), interrupt or restart a
     /// worker (`id` is the worker's).
     fn fleet_command(&self, id: String, command: FleetCommand) -> Reply<'_, ()>;
+    /// The user's skills and the default workspace's.
+    fn skills(&self) -> Reply<'_, Vec<SkillRecord>>;
+    fn patch_skill(&self, name: String, patch: PatchSkill) -> Reply<'_, SkillRecord>;
+    fn import_skill(&self, request: ImportSkill) -> Reply<'_, SkillRecord>;
     /// Facts the workbench shows about this server.
     fn workbench(&self) -> Workbench;
 }

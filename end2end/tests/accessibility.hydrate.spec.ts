@@ -1,3 +1,5 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { test, expect } from "./fixtures";
@@ -106,6 +108,15 @@ for (const colorScheme of ["light", "dark"] as const) {
         found.push(...(await audit(page, "usage")));
         await open(page, origin + "/usage?days=7");
         found.push(...(await audit(page, "usage, 7 days")));
+        mkdirSync(join(codewhale.home, "skills", "audit-skill"), { recursive: true });
+        writeFileSync(
+          join(codewhale.home, "skills", "audit-skill", "SKILL.md"),
+          "---\nname: audit-skill\ndescription: A skill for the audit.\n---\nBody.\n",
+        );
+        await open(page, origin + "/skills");
+        await expect(page.getByTestId("skill")).toHaveCount(1);
+        await page.getByTestId("import-skill").click();
+        found.push(...(await audit(page, "skills")));
         await open(page, origin + "/devices");
         found.push(...(await audit(page, "devices")));
         await open(page, origin + "/no-such-page");

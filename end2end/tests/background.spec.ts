@@ -1,7 +1,9 @@
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test, expect } from "./fixtures";
 import { keyed, text } from "./support/replies";
 
-// Runs hydrated and with JavaScript off: the tasks and automations pages
+// Runs hydrated and with JavaScript off: the tasks, automations and skills pages
 // are rendered on the server, so what ran overnight reads the same.
 
 test("a finished task and an automation read the same without JavaScript", async ({ page, codewhale }) => {
@@ -54,4 +56,16 @@ test("a finished task and an automation read the same without JavaScript", async
   await expect(worker).toHaveAttribute("data-status", "completed");
   await expect(worker.getByTestId("worker-answer")).toHaveText("Nightly fleet done.");
   await expect(worker.getByTestId("worker-thread")).toHaveAttribute("href", `/threads/${run.workers[0].thread_id}`);
+
+  // The skills page too: a disabled skill says so without JavaScript.
+  mkdirSync(join(codewhale.home, "skills", "night-shift"), { recursive: true });
+  writeFileSync(
+    join(codewhale.home, "skills", "night-shift", "SKILL.md"),
+    "---\nname: night-shift\ndescription: What to do overnight.\n---\nBody.\n",
+  );
+  expect((await codewhale.api(page, "PATCH", "/v1/skills/night-shift", { enabled: false })).status).toBe(200);
+  await page.goto(codewhale.origin + "/skills");
+  const skill = page.getByTestId("skill");
+  await expect(skill).toHaveAttribute("data-enabled", "false");
+  await expect(skill).toContainText("What to do overnight.");
 });

@@ -69,6 +69,10 @@ pub struct Capabilities {
     /// `spawn_agent` for the model, and `/v1/agent-runs` receipts.
     #[serde(default)]
     pub agent_runs: bool,
+    /// `/v1/skills` and `load_skill` for the model; project instructions
+    /// (`AGENTS.md`, `CODEWHALE.md`) join every turn's system prompt.
+    #[serde(default)]
+    pub skills: bool,
 }
 
 impl Capabilities {
@@ -90,6 +94,7 @@ impl Capabilities {
             automations: true,
             fleet: true,
             agent_runs: true,
+            skills: true,
             ..Self::default()
         }
     }
@@ -115,6 +120,7 @@ mod tests {
         assert!(current.approvals && current.usage);
         assert!(current.user_input && current.external_tools && current.tasks);
         assert!(current.automations && current.fleet && current.agent_runs);
+        assert!(current.skills);
         // Not built yet: the phone page, environments, workers.
         assert!(!current.mobile && !current.environments && !current.worker_runtime);
     }

@@ -14,6 +14,7 @@ mod records;
 mod requests;
 mod review;
 mod settlements;
+mod skills;
 mod snapshots;
 mod tasks;
 mod usage;
@@ -65,6 +66,7 @@ pub use review::{
 pub use settlements::{
     ApprovalDecided, ApprovalDecision, DecideApproval, ToolResultAccepted, UserInputAnswered,
 };
+pub use skills::{CreateSkill, ImportSkill, ListSkills, PatchSkill, SkillRecord, SkillSource};
 pub use snapshots::{
     EditLastTurn, FileChange, ForkAtUserMessage, ForkedAt, Rerun, RestoreReason, RestoreSnapshot,
     Restored, RestoredFile, RetryTurn, SnapshotCreatedPayload, SnapshotKind, SnapshotRecord,

@@ -28,6 +28,7 @@ pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
                 <A href="/tasks">"Tasks"</A>
                 <A href="/automations">"Automations"</A>
                 <A href="/fleet">"Fleet"</A>
+                <A href="/skills">"Skills"</A>
                 <A href="/usage">"Usage"</A>
                 {workbench.mobile.then(|| view! { <A href="/devices">"Devices"</A> })}
             </nav>

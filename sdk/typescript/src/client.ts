@@ -15,6 +15,11 @@ import type {
   AgentRun,
   AgentRuns,
   ListAgentRuns,
+  CreateSkill,
+  ImportSkill,
+  ListSkills,
+  PatchSkill,
+  SkillRecord,
   FleetWorker,
   FleetWorkers,
   ListFleetRuns,
@@ -707,6 +712,32 @@ export class RuntimeClient {
   async cleanUpAgentRun(runId: string, options: RequestOptions = {}): Promise<AgentRun> {
     await this.requireCapability("agent_runs", "cleanUpAgentRun", options);
     return this.request("POST", `/v1/agent-runs/${seg(runId)}/cleanup`, options);
+  }
+
+  // ---- skills ---------------------------------------------------------
+
+  /** `GET /v1/skills`: the home's and the workspace's skills, each with its toggle (read fresh: another process's toggle shows at once). */
+  async listSkills(query: ListSkills = {}, options: RequestOptions = {}): Promise<SkillRecord[]> {
+    await this.requireCapability("skills", "listSkills", options);
+    return this.request("GET", "/v1/skills", { ...options, query: query as Query });
+  }
+
+  /** `POST /v1/skills`: writes `<name>/SKILL.md` (409 when that place already has the name). */
+  async createSkill(body: CreateSkill, options: RequestOptions = {}): Promise<SkillRecord> {
+    await this.requireCapability("skills", "createSkill", options);
+    return this.request("POST", "/v1/skills", { ...options, body });
+  }
+
+  /** `POST /v1/skills/import`: copies a skill from a folder or a zip/tar archive on the server's machine; nothing in it runs. */
+  async importSkill(body: ImportSkill, options: RequestOptions = {}): Promise<SkillRecord> {
+    await this.requireCapability("skills", "importSkill", options);
+    return this.request("POST", "/v1/skills/import", { ...options, body });
+  }
+
+  /** `PATCH /v1/skills/{name}`: switches a skill on or off for every process on the home. */
+  async setSkillEnabled(name: string, body: PatchSkill, options: RequestOptions = {}): Promise<SkillRecord> {
+    await this.requireCapability("skills", "patchSkill", options);
+    return this.request("PATCH", `/v1/skills/${seg(name)}`, { ...options, body });
   }
 
   // ---- streaming ------------------------------------------------------

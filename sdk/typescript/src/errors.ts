@@ -104,7 +104,8 @@ export type CapabilityName =
   | "tasks"
   | "automations"
   | "fleet"
-  | "agent_runs";
+  | "agent_runs"
+  | "skills";
 
 /**
  * The server does not advertise what the call needs: `capability` is the

@@ -79,6 +79,13 @@ export type AgentArtifact = Schemas["AgentArtifact"];
 export type AgentRunPayload = Schemas["AgentRunPayload"];
 /** Query of `GET /v1/agent-runs`. */
 export type ListAgentRuns = NonNullable<operations["listAgentRuns"]["parameters"]["query"]>;
+export type SkillRecord = Schemas["SkillRecord"];
+export type SkillSource = Schemas["SkillSource"];
+export type CreateSkill = Schemas["CreateSkill"];
+export type ImportSkill = Schemas["ImportSkill"];
+export type PatchSkill = Schemas["PatchSkill"];
+/** Query of `GET /v1/skills`. */
+export type ListSkills = NonNullable<operations["listSkills"]["parameters"]["query"]>;
 export type TaskStatus = Schemas["TaskStatus"];
 export type CreateTask = Schemas["CreateTask"];
 export type TasksCleared = Schemas["TasksCleared"];

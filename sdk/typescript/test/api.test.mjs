@@ -323,3 +323,21 @@ test("agent runs: a sub-agent's lifecycle on the parent's stream and its receipt
   assert.ok(shared instanceof RuntimeApiError);
   assert.equal(shared.status, 409);
 });
+
+test("skills: create, list, toggle; a bad import is a typed error", async (t) => {
+  const { runtime, client } = await setup(t);
+  assert.equal((await client.runtimeInfo()).capabilities.skills, true);
+  const created = await client.createSkill({ name: "sdk-skill", description: "Made by the SDK.", body: "Do it.\n" });
+  assert.equal(created.enabled, true);
+  assert.equal(created.source, "global");
+  const listed = await client.listSkills({ workspace: runtime.workspace });
+  assert.deepEqual(listed.map((s) => s.name), ["sdk-skill"]);
+  const off = await client.setSkillEnabled("sdk-skill", { enabled: false });
+  assert.equal(off.enabled, false);
+  assert.equal((await client.listSkills())[0].enabled, false);
+  const refused = await client.importSkill({ path: "/nonexistent/skill.zip" }).catch((e) => e);
+  assert.ok(refused instanceof RuntimeApiError);
+  assert.equal(refused.status, 409);
+  const clash = await client.createSkill({ name: "sdk-skill", description: "again", body: "" }).catch((e) => e);
+  assert.equal(clash.status, 409);
+});

@@ -3,7 +3,7 @@
 //! (a question for the user, a dynamic tool); the output is recorded,
 //! truncated, in the transcript.
 
-use super::{client_calls, model_call::ToolCall, subagents, tools};
+use super::{client_calls, model_call::ToolCall, skills_tool, subagents, tools};
 use crate::runtime::{
     approvals::{ApprovalRequest, Decision},
     engine::TurnContext,
@@ -25,6 +25,9 @@ pub(super) async fn run_tool(
 ) -> String {
     if subagents::is_subagent_tool(&call.name) {
         return subagents::run(turn, call).await;
+    }
+    if call.name == skills_tool::NAME && !turn.skills.is_empty() {
+        return skills_tool::run(turn, &call.id, &call.arguments).await;
     }
     let dynamic = client_calls::find(&turn.settings.dynamic_tools, &call.name);
     if call.name == client_calls::REQUEST_USER_INPUT || dynamic.is_some() {

@@ -16,6 +16,7 @@ pub mod compaction;
 mod conversation;
 mod dispatch;
 mod model_call;
+mod skills_tool;
 pub mod subagents;
 pub mod tools;
 mod turn_loop;

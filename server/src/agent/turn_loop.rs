@@ -8,7 +8,7 @@ use super::{
     conversation,
     dispatch::run_tool,
     model_call::{add, call, Answer, Model},
-    subagents, tools,
+    skills_tool, subagents, tools,
 };
 use crate::runtime::{
     engine::{Outcome, TurnContext, TurnInput},
@@ -66,6 +66,9 @@ pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
     }
     if turn.agents.may_spawn().await {
         specs.extend(subagents::specs());
+    }
+    if !turn.skills.is_empty() {
+        specs.push(skills_tool::spec(&turn));
     }
     specs.extend(client_calls::specs(&turn.settings.dynamic_tools));
     if let Some(extra) = &turn.hosted.extra {

@@ -27,6 +27,7 @@ use protocol::{
     PreviewSchedule, SchedulePreview, TaskRecord,
 };
 use protocol::{CreateFleetRun, FleetRunDetail, FleetRuns, ListFleetRuns};
+use protocol::{ImportSkill, ListSkills, PatchSkill, SkillRecord};
 use std::sync::Arc;
 
 pub struct WebService {
@@ -140,6 +141,18 @@ impl RuntimeService for WebService {
                 FleetCommand::RestartWorker => runtime.restart_worker(&id).await.map(drop),
             }
         })
+    }
+
+    fn skills(&self) -> Reply<'_, Vec<SkillRecord>> {
+        reply(async move { self.runtime.list_skills(ListSkills::default()).await })
+    }
+
+    fn patch_skill(&self, name: String, patch: PatchSkill) -> Reply<'_, SkillRecord> {
+        reply(async move { self.runtime.patch_skill(&name, patch).await })
+    }
+
+    fn import_skill(&self, request: ImportSkill) -> Reply<'_, SkillRecord> {
+        reply(async move { self.runtime.import_skill(request).await })
     }
 
     fn threads(&self, query: ListThreads) -> Reply<'_, Vec<ThreadSummary>> {

@@ -59,6 +59,8 @@ pub struct TurnContext {
     /// The user's and the project's instructions (`instructions.rs`), for
     /// the system prompt after the thread's own; empty when there are none.
     pub instructions: String,
+    /// The enabled skills the instructions name, for `load_skill`.
+    pub skills: Vec<super::skills::Found>,
     /// The thread's items when the turn started, oldest first (this turn's
     /// prompt included).
     pub history: Vec<TurnItemRecord>,

@@ -8,7 +8,8 @@
 //! Every file is read through the confinement resolver (rooted at the
 //! repository's top, or at the home for the global file), so a link that
 //! leads elsewhere is skipped, never followed. The turn records each file
-//! read (path, hash, size), never its contents.
+//! read (path, hash, size), never its contents. The enabled skills'
+//! names and descriptions follow the files (`skills/`).
 
 use crate::workspace::confine::Workspace;
 use protocol::{InstructionFile, InstructionScope};
@@ -31,17 +32,36 @@ const MAX_DEPTH: usize = 64;
 #[derive(Clone, Debug, Default)]
 pub struct Instructions {
     pub files: Vec<InstructionFile>,
-    /// Empty when no file was found.
+    /// Empty when no file was found and no skill is enabled.
     pub text: String,
+    /// The enabled skills, offered by name in `text` (`skills.rs`), for
+    /// `load_skill`.
+    pub skills: Vec<super::skills::Found>,
 }
 
 /// Reads the instructions for a turn in `workspace` (none without one).
 pub async fn load(home: &Path, workspace: Option<&str>) -> Instructions {
     let home = home.to_path_buf();
     let workspace = workspace.map(PathBuf::from);
-    tokio::task::spawn_blocking(move || load_now(&home, workspace.as_deref()))
-        .await
-        .unwrap_or_default()
+    tokio::task::spawn_blocking(move || {
+        let mut instructions = load_now(&home, workspace.as_deref());
+        let skills = super::skills::Place {
+            home: &home,
+            workspace: workspace.as_deref(),
+        }
+        .offered();
+        let listing = super::skills::prompt(&skills);
+        if !listing.is_empty() {
+            if !instructions.text.is_empty() {
+                instructions.text.push_str("\n\n");
+            }
+            instructions.text.push_str(&listing);
+        }
+        instructions.skills = skills;
+        instructions
+    })
+    .await
+    .unwrap_or_default()
 }
 
 fn load_now(home: &Path, workspace: Option<&Path>) -> Instructions {
@@ -164,6 +184,7 @@ fn compose(mut found: Vec<(InstructionFile, String)>) -> Instructions {
     Instructions {
         files: files.into_iter().map(|(file, _)| file).collect(),
         text,
+        skills: Vec::new(),
     }
 }
 
@@ -234,7 +255,7 @@ mod tests {
     }
 
     #[test]
-    fn links_out_empty_files_and_directories_are_skipped_and_long_files_cut() {
+    fn links_out_fifos_empty_files_and_directories_are_skipped_and_long_files_cut() {
         let home = tempfile::tempdir().unwrap();
         let repo = tempfile::tempdir().unwrap();
         let outside = tempfile::tempdir().unwrap();
@@ -245,6 +266,13 @@ mod tests {
         std::os::unix::fs::symlink(top.join("nowhere"), top.join("CODEWHALE.md")).unwrap();
         std::fs::create_dir_all(top.join("a/AGENTS.md")).unwrap();
         write(&top.join("a/CODEWHALE.md"), "   \n");
+        // A FIFO opens without blocking and is skipped (not a regular file).
+        std::fs::create_dir_all(top.join("a/b")).unwrap();
+        let made = std::process::Command::new("mkfifo")
+            .arg(top.join("a/b/CODEWHALE.md"))
+            .status()
+            .unwrap();
+        assert!(made.success());
         write(&top.join("a/b/AGENTS.md"), &"é".repeat(MAX_FILE_BYTES));
         let got = load_now(home.path(), Some(&top.join("a/b")));
         assert_eq!(got.files.len(), 1, "{:?}", got.files);

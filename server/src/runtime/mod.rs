@@ -19,6 +19,7 @@ pub mod instructions;
 pub mod pending;
 mod review;
 mod rewind;
+pub mod skills;
 pub mod snapshots;
 pub mod stream;
 pub mod tasks;
@@ -90,6 +91,8 @@ pub struct Runtime {
     /// Fleet runs' worktrees, runner and stream wake-ups (`fleet/`).
     fleet: fleet::Fleet,
     clock: crate::clock::Clock,
+    /// `$CODEWHALE_HOME`: the user's skills and their toggles.
+    home: std::path::PathBuf,
     /// Held while this runtime lives: other processes see it in use.
     lock: ProcessLock,
 }
@@ -157,6 +160,7 @@ impl Runtime {
             scheduler: Default::default(),
             fleet: fleet::Fleet::new(&options.home),
             clock: options.clock,
+            home: options.home.clone(),
             lock,
         })
     }

@@ -125,7 +125,7 @@ impl Runtime {
     /// `asked`, if it is the default workspace or some thread's (compared
     /// as given and as resolved): 403 otherwise, 409 when it is gone. The
     /// API reads no other directory.
-    async fn known_workspace(&self, asked: &str) -> Result<PathBuf, RuntimeError> {
+    pub(super) async fn known_workspace(&self, asked: &str) -> Result<PathBuf, RuntimeError> {
         let mut known = store::threads::workspaces(self.store.pool()).await?;
         known.push(self.default_workspace.display().to_string());
         let resolved = Path::new(asked)
@@ -146,7 +146,7 @@ impl Runtime {
 }
 
 /// An existing directory, canonical; 409 otherwise.
-fn usable(workspace: &Path) -> Result<PathBuf, RuntimeError> {
+pub(super) fn usable(workspace: &Path) -> Result<PathBuf, RuntimeError> {
     match std::fs::canonicalize(workspace) {
         Ok(path) if path.is_dir() => Ok(path),
         _ => Err(RuntimeError::Conflict(format!(

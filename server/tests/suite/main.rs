@@ -36,6 +36,7 @@ mod origin_rules;
 mod review;
 mod route_fuzz;
 mod served_bytes;
+mod skills;
 mod snapshots_undo;
 mod stdio;
 mod store;

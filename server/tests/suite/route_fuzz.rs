@@ -9,7 +9,7 @@ use common::Harness;
 const BEARER: &str = "Bearer cwrt_test_token_0123456789abcdef";
 
 /// Route templates: `{}` is replaced by an id.
-const ROUTES: [(&str, &str); 36] = [
+const ROUTES: [(&str, &str); 40] = [
     ("GET", "/v1/threads"),
     ("POST", "/v1/threads"),
     ("GET", "/v1/threads/summary"),
@@ -46,6 +46,10 @@ const ROUTES: [(&str, &str); 36] = [
     ("GET", "/v1/workspace/browse"),
     ("GET", "/v1/workspace/file"),
     ("GET", "/v1/workspace/status"),
+    ("GET", "/v1/skills"),
+    ("POST", "/v1/skills"),
+    ("POST", "/v1/skills/import"),
+    ("PATCH", "/v1/skills/{}"),
 ];
 
 const IDS: [&str; 12] = [

@@ -30,12 +30,15 @@ fn agent_runs(document: &mut Value) {
     // A run's id or its child thread's. As with the fleet's ids, one of
     // another shape is answered 404 (the contract's stateful phase feeds
     // this parameter other resources' `run_id`s, which it counts valid).
-    if let Some(schema) = schema_of(document, "/v1/agent-runs/{run_id}", "get", "run_id") {
-        let hex = ids::pattern("").trim_start_matches('^').to_string();
-        let run = crate::runtime::agent_runs::RUN;
-        merge(
-            schema,
-            &json!({ "pattern": format!("^({run}|{}){hex}", ids::THREAD) }),
-        );
+    let hex = ids::pattern("").trim_start_matches('^').to_string();
+    let run = crate::runtime::agent_runs::RUN;
+    let pattern = json!({ "pattern": format!("^({run}|{}){hex}", ids::THREAD) });
+    for (path, method) in [
+        ("/v1/agent-runs/{run_id}", "get"),
+        ("/v1/agent-runs/{run_id}/cleanup", "post"),
+    ] {
+        if let Some(schema) = schema_of(document, path, method, "run_id") {
+            merge(schema, &pattern);
+        }
     }
 }

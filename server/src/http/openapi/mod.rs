@@ -12,6 +12,7 @@ mod errors;
 mod events;
 mod fleet_rules;
 mod rules;
+mod skills_rules;
 
 pub use events::{FleetStreamFrame, StreamEvent, StreamFrame};
 
@@ -65,6 +66,7 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "automations", description = "Prompts run on a schedule, each run a task"),
         (name = "fleet", description = "Workers side by side, each in its own git worktree and branch, with the run's event stream"),
         (name = "agent-runs", description = "Receipts of the sub-agents models spawned (read-only)"),
+        (name = "skills", description = "Skills offered to the model (`SKILL.md` folders), their import and toggles"),
     ),
 )]
 struct ApiDoc;
@@ -123,6 +125,7 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::automations::router())
         .merge(routes::fleet::router())
         .merge(routes::agent_runs::router())
+        .merge(routes::skills::router())
         .split_for_parts()
 }
 

@@ -49,6 +49,7 @@ pub fn add(document: &mut Value) {
     workspace_bounds(&mut document["components"]["schemas"]);
     super::automation_rules::add(document);
     super::fleet_rules::add(document);
+    super::skills_rules::add(document);
 }
 
 /// The prefix of the ids a path parameter takes, if the runtime makes them.

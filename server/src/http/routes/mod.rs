@@ -9,6 +9,7 @@ pub mod fleet;
 pub mod info;
 pub mod pairing;
 pub mod review;
+pub mod skills;
 pub mod snapshots;
 pub mod tasks;
 pub mod threads;

@@ -33,7 +33,7 @@ impl TurnManager {
         thread: ThreadRecord,
         turn: TurnRecord,
         input: TurnInput,
-        (settings, instructions): (TurnSettings, String),
+        (settings, instructions): (TurnSettings, crate::runtime::instructions::Instructions),
         (steers, mut interrupt): (mpsc::Receiver<String>, watch::Receiver<bool>),
         hosted: Hosted,
     ) {
@@ -88,7 +88,8 @@ impl TurnManager {
                         turn_id: turn.id.clone(),
                         input,
                         settings,
-                        instructions,
+                        instructions: instructions.text,
+                        skills: instructions.skills,
                         history,
                         steers,
                         interrupt: interrupt.clone(),

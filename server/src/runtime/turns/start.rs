@@ -209,7 +209,7 @@ impl TurnManager {
             error: None,
             steer_count: 0,
             undone_at: None,
-            instructions: instructions.files,
+            instructions: instructions.files.clone(),
         };
         let opening = opening.map(|opening| opening.item(&turn_id, &now));
         let written = self
@@ -224,7 +224,7 @@ impl TurnManager {
             record.clone(),
             turn.clone(),
             input,
-            (settings, instructions.text),
+            (settings, instructions),
             (steers, interrupt),
             hosted,
         );
