@@ -1112,6 +1112,65 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/skills": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every skill of the home and the workspace, by name; a workspace skill
+         *     hides a global one of its name. Read from disk each time, so another
+         *     codewhale process's toggle shows at once.
+         */
+        get: operations["listSkills"];
+        put?: never;
+        /** Writes a new skill (`<name>/SKILL.md`), enabled. */
+        post: operations["createSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/skills/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Copies a skill from a folder or an archive on this machine, checked
+         *     first and never run.
+         */
+        post: operations["importSkill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/skills/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Switches a skill on or off for every codewhale process on this home. */
+        patch: operations["patchSkill"];
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1458,6 +1517,11 @@ export interface components {
             fleet?: boolean;
             /** @description `spawn_agent` for the model, and `/v1/agent-runs` receipts. */
             agent_runs?: boolean;
+            /**
+             * @description `/v1/skills` and `load_skill` for the model; project instructions
+             *     (`AGENTS.md`, `CODEWHALE.md`) join every turn's system prompt.
+             */
+            skills?: boolean;
         };
         /** @description `POST /v1/threads/{id}/compact`. */
         CompactThread: {
@@ -1527,6 +1591,18 @@ export interface components {
             ttl_seconds?: number | null;
             /** @description The name the paired device starts with. */
             label?: ((string & (unknown & unknown)) | null) & (unknown & unknown);
+        };
+        /** @description `POST /v1/skills`: writes `<name>/SKILL.md` from its parts. */
+        CreateSkill: {
+            /** @description Lowercase letters, digits and hyphens, 64 at most. */
+            name: string;
+            /** @description What the skill is for: the model reads it to decide when to load it. */
+            description: string;
+            /** @description The instructions themselves (markdown). */
+            body: string;
+            source?: components["schemas"]["SkillSource"];
+            /** @description For a workspace skill: which workspace (default: the runtime's). */
+            workspace?: string | null;
         };
         /**
          * @description `POST /v1/tasks`. Model, provider and mode are a new thread's settings,
@@ -1934,6 +2010,20 @@ export interface components {
             service: string;
             mode: string;
         };
+        /**
+         * @description `POST /v1/skills/import`: copies a skill from a folder or an archive
+         *     (`.zip`, `.skill`, `.tar`, `.tar.gz`, `.tgz`) on this machine. Nothing in
+         *     it is run; links, paths leaving the folder and oversized contents are
+         *     refused.
+         */
+        ImportSkill: {
+            /** @description An absolute path on the machine codewhale runs on. */
+            path: string;
+            source?: components["schemas"]["SkillSource"];
+            workspace?: string | null;
+            /** @description Replace a skill of the same name in that place (default: refuse). */
+            replace?: boolean;
+        };
         /** @description One instruction file a turn was given. */
         InstructionFile: {
             /** @description Where it was read, every link resolved. */
@@ -2100,6 +2190,12 @@ export interface components {
         PatchDevice: {
             name: string & (unknown & unknown);
         };
+        /** @description `PATCH /v1/skills/{name}`. */
+        PatchSkill: {
+            enabled: boolean;
+            /** @description The workspace the skill was listed for (default: the runtime's). */
+            workspace?: string | null;
+        };
         PatchThread: {
             archived?: boolean | null;
             allow_shell?: boolean | null;
@@ -2264,6 +2360,36 @@ export interface components {
             /** @description The next five runs, in the time zone's offset. */
             next_runs: string[];
         };
+        /** @description One skill as `GET /v1/skills` lists it. */
+        SkillRecord: {
+            name: string;
+            description: string;
+            source: components["schemas"]["SkillSource"];
+            /**
+             * @description Offered to the model. New skills are enabled; a toggle is kept for
+             *     the name, whichever source holds it.
+             */
+            enabled: boolean;
+            /** @description The skill's folder. */
+            path: string;
+            /**
+             * Format: int64
+             * @description The size of its `SKILL.md`.
+             */
+            bytes: number;
+            /**
+             * @description Another skill of this name that this one hides (a global skill
+             *     under a workspace one).
+             */
+            shadows?: string | null;
+        };
+        /**
+         * @description Where a skill lives: the user's own (`$CODEWHALE_HOME/skills`) or the
+         *     workspace's (`.codewhale/skills`). A workspace skill of the same name
+         *     as a global one wins: the project knows best.
+         * @enum {string}
+         */
+        SkillSource: "global" | "workspace";
         /** @description `snapshot.created` */
         SnapshotCreatedEvent: components["schemas"]["EventEnvelope"] & {
             /** @enum {string} */
@@ -6060,6 +6186,246 @@ export interface operations {
                     "application/json": components["schemas"]["ErrorEnvelope"];
                 };
             };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSkills: {
+        parameters: {
+            query?: {
+                /**
+                 * @description The workspace whose `.codewhale/skills` count too (default: the
+                 *     runtime's workspace).
+                 */
+                workspace?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The skills */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillRecord"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not a workspace this runtime knows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The workspace is gone */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateSkill"];
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillRecord"];
+                };
+            };
+            /** @description A bad name or an empty description */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not a workspace this runtime knows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A skill of that name is already there, or the workspace is gone */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The SKILL.md would be too large */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    importSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportSkill"];
+            };
+        };
+        responses: {
+            /** @description Imported */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillRecord"];
+                };
+            };
+            /** @description The path is not absolute, or a workspace was given for a global skill */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            /** @description Not a workspace this runtime knows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Nothing readable at the path; not a skill (no valid SKILL.md, a link or special file, a path leaving the folder, not a zip or tar archive); or a skill of that name is already there (and replace is false) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Too many files or bytes */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchSkill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The skill's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchSkill"];
+            };
+        };
+        responses: {
+            /** @description The skill, toggled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SkillRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            /** @description Not a workspace this runtime knows */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description No such skill */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The toggle could not be saved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

@@ -7,6 +7,8 @@ use protocol::ItemKind;
 use serde_json::{json, Value};
 
 pub const NAME: &str = "load_skill";
+/// What the transcript keeps of a loaded file (the model gets it whole).
+const MAX_RECORDED: usize = 64 * 1024;
 
 pub fn spec(turn: &TurnContext) -> Value {
     let names: Vec<&str> = turn.skills.iter().map(|s| s.name.as_str()).collect();
@@ -27,10 +29,12 @@ pub async fn run(turn: &TurnContext, call_id: &str, arguments: &str) -> String {
     let args: Value = serde_json::from_str(arguments).unwrap_or(Value::Null);
     let name = args["name"].as_str().unwrap_or_default().to_string();
     let file = args["file"].as_str().map(str::to_string);
-    let summary = match &file {
+    let mut summary = match &file {
         Some(file) => format!("Read skill {name}: {file}"),
         None => format!("Loaded skill {name}"),
     };
+    // The model chose these names: bounded in the transcript.
+    crate::text::clip(&mut summary, 200, "…");
     let item = turn.items.start(ItemKind::ToolCall, summary).await;
     let skill = turn.skills.iter().find(|s| s.name == name).cloned();
     let result = match skill {
@@ -52,13 +56,10 @@ pub async fn run(turn: &TurnContext, call_id: &str, arguments: &str) -> String {
     });
     match result {
         Ok(text) => {
+            let mut recorded = text.clone();
+            crate::text::clip(&mut recorded, MAX_RECORDED, "\n… truncated");
             turn.items
-                .end(
-                    &item,
-                    ItemEnd::Completed,
-                    Some(text.clone()),
-                    Some(metadata),
-                )
+                .end(&item, ItemEnd::Completed, Some(recorded), Some(metadata))
                 .await;
             text
         }

@@ -45,12 +45,12 @@ pub async fn load(home: &Path, workspace: Option<&str>) -> Instructions {
     let workspace = workspace.map(PathBuf::from);
     tokio::task::spawn_blocking(move || {
         let mut instructions = load_now(&home, workspace.as_deref());
-        let skills = super::skills::Place {
+        let mut skills = super::skills::Place {
             home: &home,
             workspace: workspace.as_deref(),
         }
         .offered();
-        let listing = super::skills::prompt(&skills);
+        let listing = super::skills::prompt(&mut skills);
         if !listing.is_empty() {
             if !instructions.text.is_empty() {
                 instructions.text.push_str("\n\n");

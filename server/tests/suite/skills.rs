@@ -177,6 +177,22 @@ async fn skills_are_listed_toggled_offered_by_name_and_loaded_on_demand() {
     ));
     s.mock
         .push(tool_call("load_skill", json!({ "name": "release-notes" })));
+    // A link in a global skill stays inside the skill's own folder, not
+    // the home it lives in; `..` is refused outright.
+    std::fs::write(home.join("planted-secret.txt"), "HOME-SECRET\n").unwrap();
+    std::os::unix::fs::symlink(
+        "../../planted-secret.txt",
+        home.join("skills/pdf-tools/notes.md"),
+    )
+    .unwrap();
+    s.mock.push(tool_call(
+        "load_skill",
+        json!({ "name": "pdf-tools", "file": "notes.md" }),
+    ));
+    s.mock.push(tool_call(
+        "load_skill",
+        json!({ "name": "pdf-tools", "file": "../shared/SKILL.md" }),
+    ));
     s.mock.push(Reply::text(&["Done."]));
     s.run("Merge these PDFs").await;
     let requests = s.mock.requests();
@@ -186,7 +202,7 @@ async fn skills_are_listed_toggled_offered_by_name_and_loaded_on_demand() {
         "{system}"
     );
     assert!(
-        system.contains("- shared: The project's version."),
+        system.contains("- shared (from the project): The project's version."),
         "{system}"
     );
     assert!(
@@ -226,6 +242,11 @@ async fn skills_are_listed_toggled_offered_by_name_and_loaded_on_demand() {
     assert_eq!(last_tool_message(&requests[2]), "PDF-REFERENCE\n");
     let refused = last_tool_message(&requests[3]);
     assert!(refused.starts_with("error: no enabled skill"), "{refused}");
+    for request in &requests[4..6] {
+        let refused = last_tool_message(request);
+        assert!(refused.starts_with("error:"), "{refused}");
+        assert!(!refused.contains("HOME-SECRET") && !refused.contains("GLOBAL-SHARED"));
+    }
 
     let detail = s.detail().await;
     let calls: Vec<_> = detail
@@ -233,7 +254,7 @@ async fn skills_are_listed_toggled_offered_by_name_and_loaded_on_demand() {
         .iter()
         .filter(|i| i.metadata["tool"] == "load_skill")
         .collect();
-    assert_eq!(calls.len(), 3);
+    assert_eq!(calls.len(), 5);
     assert_eq!(calls[0].status.as_str(), "completed");
     assert_eq!(calls[0].metadata["skill"], "pdf-tools");
     assert_eq!(calls[2].status.as_str(), "failed");
@@ -260,6 +281,21 @@ fn tar_with(path: &str, kind: tar::EntryType, data: &[u8]) -> Vec<u8> {
     skill.set_cksum();
     builder.append(&skill, good.as_bytes()).unwrap();
     builder.append(&header, data).unwrap();
+    builder.into_inner().unwrap()
+}
+
+/// A tar archive of these (header type, path, data) entries.
+fn tar_of(entries: &[(tar::EntryType, &str, &[u8])]) -> Vec<u8> {
+    let mut builder = tar::Builder::new(Vec::new());
+    for (kind, path, data) in entries {
+        let mut header = tar::Header::new_gnu();
+        header.as_old_mut().name[..path.len()].copy_from_slice(path.as_bytes());
+        header.set_entry_type(*kind);
+        header.set_size(data.len() as u64);
+        header.set_mode(0o644);
+        header.set_cksum();
+        builder.append(&header, *data).unwrap();
+    }
     builder.into_inner().unwrap()
 }
 
@@ -372,6 +408,32 @@ async fn imports_are_checked_before_anything_is_written() {
             at("many.zip", &zip_of(&many_refs, None)),
             413,
         ),
+        (
+            "a long-name header larger than the whole budget",
+            at(
+                "longname.tar.gz",
+                &gzip(&tar_of(&[(
+                    tar::EntryType::GNULongName,
+                    "././@LongLink",
+                    &vec![b'a'; 20 << 20],
+                )])),
+            ),
+            413,
+        ),
+        (
+            "one file twice, the second unchecked",
+            at(
+                "twice.zip",
+                &zip_of(
+                    &[
+                        ("SKILL.md", good.as_bytes()),
+                        ("skill.md", b"---\nname: other\n"),
+                    ],
+                    None,
+                ),
+            ),
+            409,
+        ),
         ("a folder holding a link", linked, 409),
         (
             "no SKILL.md",
@@ -449,6 +511,28 @@ async fn imports_are_checked_before_anything_is_written() {
         .await;
     assert_eq!(reply.status, 201, "{}", reply.text());
 
+    // A `git archive` tarball: its PAX global header is skipped.
+    let git_style = tar_of(&[
+        (
+            tar::EntryType::XGlobalHeader,
+            "pax_global_header",
+            b"15 comment=git\n",
+        ),
+        (tar::EntryType::Directory, "git-skill/", b""),
+        (
+            tar::EntryType::Regular,
+            "git-skill/SKILL.md",
+            skill_md("git-skill", "From git.", "G\n").as_bytes(),
+        ),
+    ]);
+    let reply = api
+        .post(
+            "/v1/skills/import",
+            json!({ "path": at("git.tar", &git_style) }),
+        )
+        .await;
+    assert_eq!(reply.status, 201, "{}", reply.text());
+
     // The same name again: refused, unless replace is asked.
     let reply = api
         .post("/v1/skills/import", json!({ "path": folder }))
@@ -467,7 +551,10 @@ async fn imports_are_checked_before_anything_is_written() {
     assert_eq!(reply.status, 201, "{}", reply.text());
     assert_eq!(reply.json()["description"], "Second version.");
     let list = api.get("/v1/skills").await.json();
-    assert_eq!(names(&list), ["good-skill", "tarred", "zipped"]);
+    assert_eq!(
+        names(&list),
+        ["git-skill", "good-skill", "tarred", "zipped"]
+    );
     let hidden: Vec<_> = std::fs::read_dir(home.join("skills"))
         .unwrap()
         .flatten()

@@ -16,6 +16,13 @@ use std::{
 
 pub const MAX_FILES: usize = 256;
 pub const MAX_BYTES: u64 = 8 * 1024 * 1024;
+/// Entries of an archive looked at (folders and skipped ones included).
+const MAX_ENTRIES: usize = 1024;
+/// What a tar stream may decompress to in all: the files' budget plus
+/// room for headers, folders and skipped entries. The `tar` crate reads
+/// long-name and PAX headers whole before an entry is seen, so the stream
+/// itself is what bounds them.
+const MAX_STREAM_BYTES: u64 = 2 * MAX_BYTES;
 const MAX_DEPTH: usize = 12;
 
 /// A checked skill: its manifest and every file, relative to its folder.
@@ -65,7 +72,7 @@ pub fn read(source: &Path) -> Result<Package, Refused> {
         if head.starts_with(b"PK\x03\x04") || head.starts_with(b"PK\x05\x06") {
             read_zip(open()?, &mut files)?;
         } else if head.starts_with(&[0x1f, 0x8b]) {
-            read_tar(flate2::read::GzDecoder::new(open()?), &mut files)?;
+            read_tar(flate2::read::MultiGzDecoder::new(open()?), &mut files)?;
         } else if head.get(257..262) == Some(b"ustar") {
             read_tar(open()?, &mut files)?;
         } else {
@@ -99,6 +106,19 @@ struct Files(Vec<(PathBuf, Vec<u8>)>, u64);
 impl Files {
     /// Reads one file's bytes, within what is left of the budget.
     fn add(&mut self, path: PathBuf, declared: u64, reader: impl Read) -> Result<(), Refused> {
+        // A second entry of one name (or of names a case-insensitive disk
+        // would make one) would replace what was checked.
+        let folded = path.to_string_lossy().to_lowercase();
+        if self
+            .0
+            .iter()
+            .any(|(p, _)| p.to_string_lossy().to_lowercase() == folded)
+        {
+            return Err(Refused::Invalid(format!(
+                "{} is in the skill twice",
+                path.display()
+            )));
+        }
         if self.0.len() >= MAX_FILES {
             return Err(Refused::TooLarge(format!(
                 "a skill holds at most {MAX_FILES} files"
@@ -137,6 +157,12 @@ fn clean(path: &Path) -> Result<PathBuf, Refused> {
                 )))
             }
         }
+    }
+    if out.as_os_str().is_empty() {
+        return Err(Refused::Invalid(format!(
+            "the entry {:?} names no file",
+            path.display()
+        )));
     }
     if out.components().count() > MAX_DEPTH {
         return Err(Refused::Invalid(format!(
@@ -197,6 +223,11 @@ fn read_folder(root: &Path, files: &mut Files) -> Result<(), Refused> {
 fn read_zip(file: std::fs::File, files: &mut Files) -> Result<(), Refused> {
     let mut archive =
         zip::ZipArchive::new(file).map_err(|e| format!("not a readable zip archive: {e}"))?;
+    if archive.len() > MAX_ENTRIES {
+        return Err(Refused::TooLarge(format!(
+            "an archive holds at most {MAX_ENTRIES} entries"
+        )));
+    }
     for index in 0..archive.len() {
         let entry = archive
             .by_index(index)
@@ -207,6 +238,9 @@ fn read_zip(file: std::fs::File, files: &mut Files) -> Result<(), Refused> {
                 "{} is a link; a skill holds only files and folders",
                 raw.display()
             )));
+        }
+        if entry.is_dir() && clean_or_top(&raw) {
+            continue;
         }
         // enclosed_name refuses absolute paths and `..`; `clean` says why.
         let relative = match entry.enclosed_name() {
@@ -223,18 +257,45 @@ fn read_zip(file: std::fs::File, files: &mut Files) -> Result<(), Refused> {
 }
 
 fn read_tar(reader: impl Read, files: &mut Files) -> Result<(), Refused> {
-    let mut archive = tar::Archive::new(reader);
+    let exceeded = std::rc::Rc::new(std::cell::Cell::new(false));
+    let bounded = Bounded {
+        inner: reader,
+        left: MAX_STREAM_BYTES,
+        exceeded: exceeded.clone(),
+    };
+    let too_large = || {
+        Refused::TooLarge(format!(
+            "the archive unpacks to more than {MAX_STREAM_BYTES} bytes"
+        ))
+    };
+    let mut archive = tar::Archive::new(bounded);
     let entries = archive
         .entries()
         .map_err(|e| format!("not a readable tar archive: {e}"))?;
-    for entry in entries {
-        let entry = entry.map_err(|e| format!("cannot read the tar archive: {e}"))?;
+    for (index, entry) in entries.enumerate() {
+        if index >= MAX_ENTRIES {
+            return Err(Refused::TooLarge(format!(
+                "an archive holds at most {MAX_ENTRIES} entries"
+            )));
+        }
+        let entry = match entry {
+            Ok(entry) => entry,
+            Err(_) if exceeded.get() => return Err(too_large()),
+            Err(e) => return Err(format!("cannot read the tar archive: {e}").into()),
+        };
+        let kind = entry.header().entry_type();
+        // `git archive` and GitHub's tarballs start with one of these.
+        if kind.is_pax_global_extensions() {
+            continue;
+        }
         let raw = entry
             .path()
             .map_err(|e| format!("cannot read the tar archive: {e}"))?
             .into_owned();
+        if kind.is_dir() && clean_or_top(&raw) {
+            continue;
+        }
         let relative = clean(&raw)?;
-        let kind = entry.header().entry_type();
         if kind.is_dir() || is_litter(&relative) {
             continue;
         }
@@ -247,9 +308,42 @@ fn read_tar(reader: impl Read, files: &mut Files) -> Result<(), Refused> {
             )));
         }
         let declared = entry.header().size().unwrap_or(u64::MAX);
-        files.add(relative, declared, entry)?;
+        match files.add(relative, declared, entry) {
+            Err(_) if exceeded.get() => return Err(too_large()),
+            other => other?,
+        }
+    }
+    if exceeded.get() {
+        return Err(too_large());
     }
     Ok(())
+}
+
+/// A folder entry naming the archive's top (`./`): nothing to refuse.
+fn clean_or_top(path: &Path) -> bool {
+    path.components().all(|c| c == Component::CurDir)
+}
+
+/// A reader that fails once `left` bytes have been read, and says so.
+struct Bounded<R> {
+    inner: R,
+    left: u64,
+    exceeded: std::rc::Rc<std::cell::Cell<bool>>,
+}
+
+impl<R: Read> Read for Bounded<R> {
+    fn read(&mut self, buffer: &mut [u8]) -> std::io::Result<usize> {
+        if self.left == 0 {
+            self.exceeded.set(true);
+            return Err(std::io::Error::other("the archive is too large"));
+        }
+        let room = buffer
+            .len()
+            .min(usize::try_from(self.left).unwrap_or(usize::MAX));
+        let n = self.inner.read(&mut buffer[..room])?;
+        self.left -= n as u64;
+        Ok(n)
+    }
 }
 
 /// Finds the skill (at the top, or in the one top folder) and checks it.

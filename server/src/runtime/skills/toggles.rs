@@ -88,13 +88,17 @@ impl Toggles {
 
     fn replace(&self, state: &State) -> io::Result<()> {
         let text = serde_json::to_vec_pretty(state).map_err(io::Error::other)?;
-        let temporary = self
-            .home
-            .join(format!(".{STATE_FILE}.{}", std::process::id()));
-        let mut file = File::create(&temporary)?;
-        file.write_all(&text)?;
-        file.sync_all()?;
-        fs::rename(&temporary, self.home.join(STATE_FILE))
+        let temporary = self.home.join(format!(
+            ".{STATE_FILE}.{}",
+            crate::random::random_secret("", 8)
+        ));
+        let written = File::create(&temporary)
+            .and_then(|mut file| file.write_all(&text).and_then(|()| file.sync_all()))
+            .and_then(|()| fs::rename(&temporary, self.home.join(STATE_FILE)));
+        if written.is_err() {
+            let _ = fs::remove_file(&temporary);
+        }
+        written
     }
 }
 
