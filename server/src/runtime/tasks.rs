@@ -148,7 +148,7 @@ impl Runtime {
         }
         if let Some(worker) = &row.fleet_worker_id {
             if row.status != TaskStatus::Running.as_str() {
-                self.settle_worker(worker).await;
+                self.settle_worker_later(worker);
             }
         }
         Ok(record(row))

@@ -503,3 +503,56 @@ async fn hostile_fleet_requests_are_refused() {
         ""
     );
 }
+
+/// Stop answers once the run is marked and its turns told to stop; each
+/// worker's end (a commit and a diff stat per worktree) is recorded after,
+/// by the runner, so a full run's stop does not wait on git.
+#[tokio::test]
+async fn stopping_a_full_worktree_run_answers_and_records_every_worker_after() {
+    let s = setup_with(json!({})).await;
+    let repo = repository();
+    s.mock.push_when("worker-0 ", slow_words(200));
+    let workers: Vec<Value> = (0..16)
+        .map(|n| json!({ "prompt": format!("worker-{n} of the full run") }))
+        .collect();
+    let body = json!({
+        "workers": workers, "workspace": repo.path().join("app"),
+        "max_parallel": 1, "isolation": "worktree",
+    });
+    let created = s.api.post("/v1/fleet/runs", body).await;
+    assert_eq!(created.status, 201, "{}", created.text());
+    let created = created.json();
+    let run_id = id_of(&created["run"], "id");
+    let first = id_of(&created["workers"][0], "worker_id");
+    until_worker(&s, &first, "started", |w| w["turn_id"].is_string()).await;
+
+    let stopped = s
+        .api
+        .post_empty(&format!("/v1/fleet/runs/{run_id}/stop"))
+        .await;
+    assert_eq!(stopped.status, 200, "{}", stopped.text());
+    let stopped = stopped.json();
+    assert!(stopped["run"]["stopped_at"].is_string(), "{stopped:#}");
+    let answered: Vec<&str> = stopped["workers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .skip(1)
+        .map(|w| w["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        answered,
+        vec!["cancelled"; 15],
+        "the queued end with the answer"
+    );
+
+    let done = until_run(&s, &run_id, |d| d["run"]["finished_at"].is_string()).await;
+    assert_eq!(done["run"]["status"], "stopped");
+    assert_eq!(done["run"]["counts"]["cancelled"], 15, "{done:#}");
+    assert_eq!(done["run"]["counts"]["interrupted"], 1, "{done:#}");
+    for worker in done["workers"].as_array().unwrap() {
+        // Recorded: measured against the base (nothing was written).
+        assert_eq!(worker["diff_stat"]["files_changed"], 0, "{worker:#}");
+    }
+    assert_eq!(git_out(repo.path(), &["status", "--porcelain"]), "");
+}

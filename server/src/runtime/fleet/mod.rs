@@ -25,7 +25,7 @@ use protocol::{
 };
 use sqlx::{Sqlite, SqliteConnection, Transaction};
 use std::path::{Path, PathBuf};
-use tokio::sync::{watch, Mutex, Notify};
+use tokio::sync::{mpsc, watch, Mutex, Notify};
 
 pub const MAX_WORKERS: usize = 16;
 pub const MAX_PARALLEL: u32 = 16;
@@ -44,15 +44,24 @@ pub struct Fleet {
     events: watch::Sender<i64>,
     /// One settlement at a time: an attempt's end is committed once.
     settling: Mutex<()>,
+    /// Workers whose end is to be recorded by the runner, so a request
+    /// that ends them (stop, interrupt, cancel) answers without waiting
+    /// on git.
+    to_settle: mpsc::UnboundedSender<String>,
+    /// Taken by the runner that drains `to_settle`.
+    settle_inbox: std::sync::Mutex<Option<mpsc::UnboundedReceiver<String>>>,
 }
 
 impl Fleet {
     pub fn new(home: &Path) -> Self {
+        let (to_settle, settle_inbox) = mpsc::unbounded_channel();
         Fleet {
             worktrees: home.join("worktrees"),
             queued: Notify::new(),
             events: watch::channel(0).0,
             settling: Mutex::new(()),
+            to_settle,
+            settle_inbox: std::sync::Mutex::new(Some(settle_inbox)),
         }
     }
 }

@@ -28,6 +28,20 @@ impl Runtime {
             let catching_up = runtime.clone();
             tokio::spawn(async move { catching_up.catch_up_fleet().await });
         }
+        let inbox = self
+            .fleet
+            .settle_inbox
+            .lock()
+            .ok()
+            .and_then(|mut i| i.take());
+        if let Some(mut inbox) = inbox {
+            let settler = runtime.clone();
+            tokio::spawn(async move {
+                while let Some(worker_id) = inbox.recv().await {
+                    settler.settle_worker(&worker_id).await;
+                }
+            });
+        }
         tokio::spawn(async move {
             let mut stopped = runtime.stopped.clone();
             loop {
@@ -97,6 +111,18 @@ impl Runtime {
         };
         if let Err(error) = started.await {
             tracing::warn!(%error, worker = worker_id, "recording a fleet worker's start failed");
+        }
+    }
+
+    /// `settle_worker` by the runner, in the background: for requests
+    /// that end a worker, which answer at once. An end left unrecorded by
+    /// a process that stops first is recorded by the next one's catch-up.
+    pub(in crate::runtime) fn settle_worker_later(&self, worker_id: &str) {
+        if self.fleet.to_settle.send(worker_id.to_string()).is_err() {
+            tracing::warn!(
+                worker = worker_id,
+                "the fleet runner is gone; the worker's end is recorded on restart"
+            );
         }
     }
 
