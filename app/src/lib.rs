@@ -80,6 +80,8 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("fleet") view=pages::Fleet ssr=SsrMode::Async />
                     <Route path=path!("fleet/:id") view=pages::FleetRunPage ssr=SsrMode::Async />
                     <Route path=path!("skills") view=pages::Skills ssr=SsrMode::Async />
+                    <Route path=path!("mcp") view=pages::McpServersPage ssr=SsrMode::Async />
+                    <Route path=path!("sessions") view=pages::SessionsPage ssr=SsrMode::Async />
                 </ParentRoute>
                 // The phone layout (the server answers 404 here unless --mobile).
                 <ParentRoute path=path!("mobile") view=pages::MobileHome ssr=SsrMode::Async>

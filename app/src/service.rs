@@ -3,7 +3,7 @@
 //! context only to a signed-in viewer's requests, so server functions hold
 //! no rules of their own: not even who may call them.
 
-pub use crate::api::FleetCommand;
+pub use crate::api::{FleetCommand, McpCommand};
 use crate::protocol::{
     AnswerUserInput, ApprovalDecided, CreatePairing, CreateThread, DecideApproval, DeviceRecord,
     DeviceRevoked, ListThreads, PairingCreated, PatchDevice, PatchThread, ProviderModels,
@@ -20,6 +20,7 @@ use crate::protocol::{
     PreviewSchedule, SchedulePreview, TaskRecord,
 };
 use crate::protocol::{CreateFleetRun, FleetRunDetail, FleetRuns, ListFleetRuns};
+use crate::protocol::{CreateMcpServer, McpServerRecord, McpToolRecord, SessionMetadata};
 use crate::protocol::{ImportSkill, PatchSkill, SkillRecord};
 use std::{future::Future, pin::Pin, sync::Arc};
 
@@ -96,6 +97,16 @@ pub trait RuntimeService: Send + Sync {
     fn skills(&self) -> Reply<'_, Vec<SkillRecord>>;
     fn patch_skill(&self, name: String, patch: PatchSkill) -> Reply<'_, SkillRecord>;
     fn import_skill(&self, request: ImportSkill) -> Reply<'_, SkillRecord>;
+    /// The MCP servers of config.toml, as they stand (nothing started).
+    fn mcp_servers(&self) -> Reply<'_, Vec<McpServerRecord>>;
+    /// One server's tools (started if it is not running).
+    fn mcp_tools(&self, name: String) -> Reply<'_, Vec<McpToolRecord>>;
+    fn add_mcp_server(&self, request: CreateMcpServer) -> Reply<'_, McpServerRecord>;
+    fn mcp_command(&self, name: String, command: McpCommand) -> Reply<'_, ()>;
+    /// Saved sessions whose title, name or id holds `search` (all when empty).
+    fn sessions(&self, search: String) -> Reply<'_, Vec<SessionMetadata>>;
+    fn resume_session(&self, id: String) -> Reply<'_, ThreadRecord>;
+    fn delete_session(&self, id: String) -> Reply<'_, ()>;
     /// Facts the workbench shows about this server.
     fn workbench(&self) -> Workbench;
 }

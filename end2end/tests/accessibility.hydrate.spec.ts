@@ -117,6 +117,11 @@ for (const colorScheme of ["light", "dark"] as const) {
         await expect(page.getByTestId("skill")).toHaveCount(1);
         await page.getByTestId("import-skill").click();
         found.push(...(await audit(page, "skills")));
+        await codewhale.api(page, "POST", "/v1/apps/mcp/servers", { name: "audit", command: "/nonexistent/server" });
+        await open(page, origin + "/mcp");
+        await expect(page.getByTestId("mcp-server")).toHaveCount(1);
+        await page.getByTestId("add-mcp-server").click();
+        found.push(...(await audit(page, "mcp servers")));
         await open(page, origin + "/devices");
         found.push(...(await audit(page, "devices")));
         await open(page, origin + "/no-such-page");

@@ -68,4 +68,18 @@ test("a finished task and an automation read the same without JavaScript", async
   const skill = page.getByTestId("skill");
   await expect(skill).toHaveAttribute("data-enabled", "false");
   await expect(skill).toContainText("What to do overnight.");
+
+  // The MCP servers page: a server's state and last error, and only the
+  // names of its variables.
+  const added = await codewhale.api(page, "POST", "/v1/apps/mcp/servers", {
+    name: "nightly", command: "/nonexistent/mcp-server", env: { NIGHT_TOKEN: "night-secret-value" },
+  });
+  expect(added.status).toBe(201);
+  await codewhale.api(page, "GET", "/v1/apps/mcp/tools?server=nightly");
+  await page.goto(codewhale.origin + "/mcp");
+  const server = page.getByTestId("mcp-server");
+  await expect(server).toHaveAttribute("data-status", "failed");
+  await expect(server.getByTestId("mcp-last-error")).toContainText("cannot start");
+  await expect(server.getByTestId("mcp-values")).toHaveText("variables: NIGHT_TOKEN");
+  expect(await page.content()).not.toContain("night-secret-value");
 });

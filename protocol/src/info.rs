@@ -73,6 +73,16 @@ pub struct Capabilities {
     /// (`AGENTS.md`, `CODEWHALE.md`) join every turn's system prompt.
     #[serde(default)]
     pub skills: bool,
+    /// `/v1/apps/mcp`: MCP servers from `config.toml` whose tools the model
+    /// may call (`mcp__<server>__<tool>`).
+    #[serde(default)]
+    pub mcp_servers: bool,
+    /// `/v1/sessions`: conversations saved as files, resumable as threads.
+    #[serde(default)]
+    pub sessions: bool,
+    /// `/v1/diagnostics/config`: a value-free report of the configuration.
+    #[serde(default)]
+    pub diagnostics: bool,
 }
 
 impl Capabilities {
@@ -95,6 +105,9 @@ impl Capabilities {
             fleet: true,
             agent_runs: true,
             skills: true,
+            mcp_servers: true,
+            sessions: true,
+            diagnostics: true,
             ..Self::default()
         }
     }
@@ -120,7 +133,8 @@ mod tests {
         assert!(current.approvals && current.usage);
         assert!(current.user_input && current.external_tools && current.tasks);
         assert!(current.automations && current.fleet && current.agent_runs);
-        assert!(current.skills);
+        assert!(current.skills && current.mcp_servers && current.sessions);
+        assert!(current.diagnostics);
         // Not built yet: the phone page, environments, workers.
         assert!(!current.mobile && !current.environments && !current.worker_runtime);
     }

@@ -4,15 +4,18 @@ mod agent_runs;
 mod automations;
 mod catalog;
 mod devices;
+mod diagnostics;
 mod error;
 mod event_payloads;
 mod events;
 mod fleet;
 mod info;
 mod interaction;
+mod mcp;
 mod records;
 mod requests;
 mod review;
+mod sessions;
 mod settlements;
 mod skills;
 mod snapshots;
@@ -33,6 +36,7 @@ pub use automations::{
 };
 pub use catalog::ProviderModels;
 pub use devices::{CreatePairing, DeviceRecord, DeviceRevoked, PairingCreated, PatchDevice};
+pub use diagnostics::{ConfigDiagnostics, ConfigKey, ConfigLayer, ConfigProblem};
 pub use error::{clip_message, ErrorBody, ErrorEnvelope, ErrorKind};
 pub use event_payloads::{
     ApprovalDecidedPayload, ApprovalRequiredPayload, ApprovalTimeoutPayload, EventPayload,
@@ -52,6 +56,10 @@ pub use interaction::{
     Answer, AnswerUserInput, DynamicToolCall, DynamicToolResult, DynamicToolSpec, Question,
     QuestionOption, ToolContent, UserInputRequest,
 };
+pub use mcp::{
+    CreateMcpServer, ListMcpTools, McpServerRecord, McpServerStatus, McpServers, McpToolRecord,
+    McpTools, McpTransport, PatchMcpServer,
+};
 pub use records::{
     InstructionFile, InstructionScope, ItemKind, ItemStatus, Mode, ThreadRecord, TurnItemRecord,
     TurnRecord, TurnStatus, Usage,
@@ -62,6 +70,10 @@ pub use requests::{
 pub use review::{
     ApplyReview, RevertReview, ReviewAction, ReviewApplied, ReviewFinding, ReviewPriority,
     ReviewReversal, ReviewReverted, MAX_FINDINGS_PER_APPLY,
+};
+pub use sessions::{
+    ListSessions, PersistSession, SessionContent, SessionDetail, SessionMessage, SessionMetadata,
+    Sessions,
 };
 pub use settlements::{
     ApprovalDecided, ApprovalDecision, DecideApproval, ToolResultAccepted, UserInputAnswered,

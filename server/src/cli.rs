@@ -32,6 +32,21 @@ pub enum Command {
     Acp(AcpArgs),
     /// Check this installation: config, provider, storage, sandbox (`--json` for machines).
     Doctor(DoctorArgs),
+    /// Diagnostics safe to share: the configuration without its values, or a support bundle.
+    #[command(subcommand)]
+    Diagnostics(DiagnosticsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum DiagnosticsCommand {
+    /// Which layer set each configuration key, and what is wrong (never a value).
+    Config {
+        /// Print JSON (the shape of GET /v1/diagnostics/config).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a support bundle (no values, prompts, commands or tool data; paths hashed) and print its path.
+    Export,
 }
 
 #[derive(Debug, Args)]

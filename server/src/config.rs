@@ -31,6 +31,9 @@ pub struct Config {
     pub automations: AutomationsConfig,
     #[serde(default)]
     pub subagents: SubAgentsConfig,
+    /// MCP servers whose tools the model may call (`runtime/mcp/`).
+    #[serde(default)]
+    pub mcp: crate::runtime::mcp::config::McpConfig,
 }
 
 /// `spawn_agent`'s limits (`runtime/agent_runs/`).
@@ -174,8 +177,17 @@ pub struct RuntimeApiConfig {
 pub const DEFAULT_DEVICE_SESSION_DAYS: u32 = 30;
 
 impl Config {
+    /// The MCP servers' own rules (`ServerEntry::check`).
+    pub fn check_mcp(&self) -> Result<(), String> {
+        self.mcp
+            .servers
+            .iter()
+            .try_for_each(|(name, server)| server.check(name))
+    }
+
     /// Rules serde cannot express.
-    fn check(&self) -> Result<(), String> {
+    pub fn check(&self) -> Result<(), String> {
+        self.check_mcp()?;
         if let Some(days) = self.runtime_api.device_session_days {
             if !(1..=365).contains(&days) {
                 return Err(format!(

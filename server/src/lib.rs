@@ -19,6 +19,7 @@ pub mod cli;
 pub mod clock;
 pub mod commands;
 pub mod config;
+pub mod diagnostics;
 pub mod doctor;
 pub mod error;
 pub mod home;

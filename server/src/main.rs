@@ -3,7 +3,7 @@
 use clap::Parser;
 use codewhale::{
     cli,
-    commands::{acp, app_server, doctor, exec, mcp_server, openapi, pair, stdio, web},
+    commands::{acp, app_server, diagnostics, doctor, exec, mcp_server, openapi, pair, stdio, web},
 };
 use std::process::ExitCode;
 
@@ -41,6 +41,7 @@ async fn run(cli: cli::Cli) -> ExitCode {
         cli::Command::Serve(args) => serve(args.http, args.insecure).await,
         cli::Command::Acp(args) => acp::run(args.workspace).await,
         cli::Command::Doctor(args) => doctor::run(args).await,
+        cli::Command::Diagnostics(command) => diagnostics::run(command).await,
         cli::Command::Pair(args) => pair::run(args).await,
         cli::Command::Openapi(args) => openapi::run(args),
         cli::Command::Exec(args) => match exec::run(args).await {

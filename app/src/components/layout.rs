@@ -29,6 +29,8 @@ pub fn WorkbenchLayout(workbench: Workbench) -> impl IntoView {
                 <A href="/automations">"Automations"</A>
                 <A href="/fleet">"Fleet"</A>
                 <A href="/skills">"Skills"</A>
+                <A href="/mcp">"MCP"</A>
+                <A href="/sessions">"Sessions"</A>
                 <A href="/usage">"Usage"</A>
                 {workbench.mobile.then(|| view! { <A href="/devices">"Devices"</A> })}
             </nav>

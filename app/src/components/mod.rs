@@ -69,7 +69,7 @@ pub use sign_in::SignIn;
 pub use thread_header::ThreadHeader;
 pub use thread_row::ThreadRow;
 pub use thread_view::ThreadView;
-pub use time::{minutes_until, relative_time, run_in_words};
+pub use time::{minutes_until, relative_time, relative_unix, run_in_words};
 pub use transcript::Transcript;
 pub use usage_chart::{format_tokens, format_usd, UsageChart};
 pub use user_input_form::UserInputForm;

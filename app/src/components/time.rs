@@ -13,6 +13,18 @@ pub fn relative_time(rfc3339: &str) -> String {
     }
 }
 
+/// `relative_time` for Unix seconds (a session's times), days beyond one.
+pub fn relative_unix(then: i64) -> String {
+    let minutes = (now_secs() - then).max(0) / 60;
+    match minutes {
+        0 => "just now".into(),
+        1..=59 => format!("{minutes} min ago"),
+        60..=1439 => format!("{} h ago", minutes / 60),
+        1440..=2879 => "yesterday".into(),
+        _ => format!("{} days ago", minutes / 1440),
+    }
+}
+
 /// Whole minutes from now until an RFC 3339 time (rounded up; negative
 /// once it has passed).
 pub fn minutes_until(rfc3339: &str) -> Option<i64> {

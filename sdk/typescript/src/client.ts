@@ -15,8 +15,19 @@ import type {
   AgentRun,
   AgentRuns,
   ListAgentRuns,
+  CreateMcpServer,
   CreateSkill,
   ImportSkill,
+  ListMcpTools,
+  ListSessions,
+  McpServerRecord,
+  McpServers,
+  McpTools,
+  PatchMcpServer,
+  PersistSession,
+  SessionDetail,
+  SessionMetadata,
+  Sessions,
   ListSkills,
   PatchSkill,
   SkillRecord,
@@ -738,6 +749,82 @@ export class RuntimeClient {
   async setSkillEnabled(name: string, body: PatchSkill, options: RequestOptions = {}): Promise<SkillRecord> {
     await this.requireCapability("skills", "patchSkill", options);
     return this.request("PATCH", `/v1/skills/${seg(name)}`, { ...options, body });
+  }
+
+  // ---- MCP servers ----------------------------------------------------
+
+  /** `GET /v1/apps/mcp/servers`: the servers of config.toml and where each stands (environment and header values never shown). */
+  async listMcpServers(options: RequestOptions = {}): Promise<McpServers> {
+    await this.requireCapability("mcp_servers", "listMcpServers", options);
+    return this.request("GET", "/v1/apps/mcp/servers", options);
+  }
+
+  /** `POST /v1/apps/mcp/servers`: adds a stdio (`command`) or HTTP (`url`) server to config.toml; it starts on first use. */
+  async createMcpServer(body: CreateMcpServer, options: RequestOptions = {}): Promise<McpServerRecord> {
+    await this.requireCapability("mcp_servers", "createMcpServer", options);
+    return this.request("POST", "/v1/apps/mcp/servers", { ...options, body });
+  }
+
+  /** `GET /v1/apps/mcp/servers/{name}`. */
+  async getMcpServer(name: string, options: RequestOptions = {}): Promise<McpServerRecord> {
+    await this.requireCapability("mcp_servers", "getMcpServer", options);
+    return this.request("GET", `/v1/apps/mcp/servers/${seg(name)}`, options);
+  }
+
+  /** `PATCH /v1/apps/mcp/servers/{name}`: a running server stops and starts again as changed on its next use. */
+  async patchMcpServer(name: string, body: PatchMcpServer, options: RequestOptions = {}): Promise<McpServerRecord> {
+    await this.requireCapability("mcp_servers", "patchMcpServer", options);
+    return this.request("PATCH", `/v1/apps/mcp/servers/${seg(name)}`, { ...options, body });
+  }
+
+  /** `DELETE /v1/apps/mcp/servers/{name}`: removed from config.toml and stopped. */
+  async deleteMcpServer(name: string, options: RequestOptions = {}): Promise<void> {
+    await this.requireCapability("mcp_servers", "deleteMcpServer", options);
+    await this.request("DELETE", `/v1/apps/mcp/servers/${seg(name)}`, options);
+  }
+
+  /** `POST /v1/apps/mcp/servers/{name}/reload`: starts it afresh now; answers within about two seconds. */
+  async reloadMcpServer(name: string, options: RequestOptions = {}): Promise<McpServerRecord> {
+    await this.requireCapability("mcp_servers", "reloadMcpServer", options);
+    return this.request("POST", `/v1/apps/mcp/servers/${seg(name)}/reload`, options);
+  }
+
+  /** `GET /v1/apps/mcp/tools`: the ready servers' tools as the model sees them; a server still starting is listed `starting`. */
+  async listMcpTools(query: ListMcpTools = {}, options: RequestOptions = {}): Promise<McpTools> {
+    await this.requireCapability("mcp_servers", "listMcpTools", options);
+    return this.request("GET", "/v1/apps/mcp/tools", { ...options, query: query as Query });
+  }
+
+  // ---- sessions -------------------------------------------------------
+
+  /** `GET /v1/sessions`: saved conversations, newest first (`search` matches title, name or id). */
+  async listSessions(query: ListSessions = {}, options: RequestOptions = {}): Promise<Sessions> {
+    await this.requireCapability("sessions", "listSessions", options);
+    return this.request("GET", "/v1/sessions", { ...options, query: query as Query });
+  }
+
+  /** `GET /v1/sessions/{id}`: metadata, messages and system prompt. */
+  async getSession(sessionId: string, options: RequestOptions = {}): Promise<SessionDetail> {
+    await this.requireCapability("sessions", "getSession", options);
+    return this.request("GET", `/v1/sessions/${seg(sessionId)}`, options);
+  }
+
+  /** `DELETE /v1/sessions/{id}`. */
+  async deleteSession(sessionId: string, options: RequestOptions = {}): Promise<void> {
+    await this.requireCapability("sessions", "deleteSession", options);
+    await this.request("DELETE", `/v1/sessions/${seg(sessionId)}`, options);
+  }
+
+  /** `POST /v1/sessions/{id}/resume-thread`: a new thread carrying the session's conversation. */
+  async resumeSessionThread(sessionId: string, options: RequestOptions = {}): Promise<ThreadRecord> {
+    await this.requireCapability("sessions", "resumeSessionThread", options);
+    return this.request("POST", `/v1/sessions/${seg(sessionId)}/resume-thread`, options);
+  }
+
+  /** `POST /v1/threads/{id}/persist-session`: saves the thread's conversation as a session. */
+  async persistSession(threadId: string, body: PersistSession = {}, options: RequestOptions = {}): Promise<SessionMetadata> {
+    await this.requireCapability("sessions", "persistSession", options);
+    return this.request("POST", `/v1/threads/${seg(threadId)}/persist-session`, { ...options, body });
   }
 
   // ---- streaming ------------------------------------------------------

@@ -105,7 +105,9 @@ export type CapabilityName =
   | "automations"
   | "fleet"
   | "agent_runs"
-  | "skills";
+  | "skills"
+  | "mcp_servers"
+  | "sessions";
 
 /**
  * The server does not advertise what the call needs: `capability` is the

@@ -1171,6 +1171,185 @@ export interface paths {
         patch: operations["patchSkill"];
         trace?: never;
     };
+    "/v1/apps/mcp/servers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every configured server and where it stands in this process. Read from
+         *     `config.toml` each time; environment and header values are never shown.
+         */
+        get: operations["listMcpServers"];
+        put?: never;
+        /**
+         * Adds a server to `config.toml` (`command` for stdio, `url` for
+         *     streamable HTTP); it starts when a turn or a tools listing first needs it.
+         */
+        post: operations["createMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/mcp/servers/{name}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get: operations["getMcpServer"];
+        put?: never;
+        post?: never;
+        /** Removes a server from `config.toml` and stops it. */
+        delete: operations["deleteMcpServer"];
+        options?: never;
+        head?: never;
+        /**
+         * Changes a server; if it runs, it is stopped and starts again as changed
+         *     on its next use.
+         */
+        patch: operations["patchMcpServer"];
+        trace?: never;
+    };
+    "/v1/apps/mcp/servers/{name}/reload": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Stops the server and starts it again now; answers when it is ready or
+         *     failed, or after two seconds with it still `starting`.
+         */
+        post: operations["reloadMcpServer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/apps/mcp/tools": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The tools of the enabled servers (or one), starting any not running;
+         *     a server still starting after two seconds is listed `starting`.
+         */
+        get: operations["listMcpTools"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Saved sessions, newest first; unreadable files are skipped. */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The session: its metadata, messages and system prompt. */
+        get: operations["getSession"];
+        put?: never;
+        post?: never;
+        delete: operations["deleteSession"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/sessions/{id}/resume-thread": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A new thread carrying the session's conversation (finished turns), in
+         *     its workspace if that still exists.
+         */
+        post: operations["resumeSessionThread"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/threads/{id}/persist-session": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Saves the thread's conversation (the messages its model still sees, and
+         *     its system prompt) as a new session.
+         */
+        post: operations["persistSession"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/diagnostics/config": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the configuration comes from, which layer set each key, and what
+         *     is wrong with it: keys, layers and line numbers, never a value.
+         */
+        get: operations["configDiagnostics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -1522,10 +1701,57 @@ export interface components {
              *     (`AGENTS.md`, `CODEWHALE.md`) join every turn's system prompt.
              */
             skills?: boolean;
+            /**
+             * @description `/v1/apps/mcp`: MCP servers from `config.toml` whose tools the model
+             *     may call (`mcp__<server>__<tool>`).
+             */
+            mcp_servers?: boolean;
+            /** @description `/v1/sessions`: conversations saved as files, resumable as threads. */
+            sessions?: boolean;
+            /** @description `/v1/diagnostics/config`: a value-free report of the configuration. */
+            diagnostics?: boolean;
         };
         /** @description `POST /v1/threads/{id}/compact`. */
         CompactThread: {
             reason?: string | null;
+        };
+        ConfigDiagnostics: {
+            /**
+             * @description Lowest first: built-in defaults, then `config.toml`, then the
+             *     process environment.
+             */
+            layers: components["schemas"]["ConfigLayer"][];
+            /** @description Every key a layer sets, with the layer that set it. */
+            keys: components["schemas"]["ConfigKey"][];
+            problems: components["schemas"]["ConfigProblem"][];
+        };
+        ConfigKey: {
+            /**
+             * @description Dotted, with `[n]` for arrays of tables; an environment variable
+             *     as `env.NAME`.
+             */
+            key: string;
+            /** @description The layer that set it. */
+            set_by: string;
+        };
+        ConfigLayer: {
+            /** @description `defaults`, `user` or `environment`. */
+            name: string;
+            /** @description `built-in`, the file's path, or `process environment`. */
+            source: string;
+            present: boolean;
+            /**
+             * Format: int64
+             * @description Keys it sets.
+             */
+            keys: number;
+        };
+        ConfigProblem: {
+            layer: string;
+            /** Format: int64 */
+            line?: number | null;
+            /** @description What is wrong, without the values (quoted text becomes `"…"`). */
+            message: string;
         };
         /**
          * @description `POST /v1/automations`: exactly one of `schedule` and
@@ -1582,6 +1808,40 @@ export interface components {
              */
             auto_approve?: boolean;
         };
+        /**
+         * @description `POST /v1/apps/mcp/servers`: a stdio server (`command`) or an HTTP one
+         *     (`url`), never both.
+         */
+        CreateMcpServer: {
+            /** @description Letters, digits, `_` and `-`; 32 at most. */
+            name: string;
+            command?: string | null;
+            args?: string[];
+            /**
+             * @description Variables for a stdio server, beside the scrubbed environment every
+             *     child of codewhale gets.
+             */
+            env?: {
+                [key: string]: string;
+            };
+            cwd?: string | null;
+            url?: string | null;
+            headers?: {
+                [key: string]: string;
+            };
+            trusted?: boolean;
+            enabled?: boolean;
+            /** Format: int64 */
+            startup_timeout_seconds?: number | null;
+            /** Format: int64 */
+            tool_timeout_seconds?: number | null;
+        } & ({
+            command: string;
+            url?: null;
+        } | {
+            url: string;
+            command?: null;
+        });
         /** @description `POST /v1/devices/pairings`: mint a one-time pairing link. */
         CreatePairing: {
             /**
@@ -2131,6 +2391,89 @@ export interface components {
          * @enum {string}
          */
         ItemStatus: "in_progress" | "completed" | "failed" | "interrupted";
+        /** @description One configured server as `/v1/apps/mcp/servers` shows it. */
+        McpServerRecord: {
+            name: string;
+            transport: components["schemas"]["McpTransport"];
+            /** @description A stdio server's program and arguments. */
+            command?: string | null;
+            args?: string[];
+            /** @description A stdio server's working directory (default: the runtime's workspace). */
+            cwd?: string | null;
+            /** @description An HTTP server's endpoint, without any user or password part. */
+            url?: string | null;
+            /**
+             * @description The names of the variables set for a stdio server (values are never
+             *     shown).
+             */
+            env?: string[];
+            /**
+             * @description The names of the headers sent to an HTTP server (values are never
+             *     shown).
+             */
+            headers?: string[];
+            /** @description Its tools run without asking first. */
+            trusted: boolean;
+            enabled: boolean;
+            /** Format: int64 */
+            startup_timeout_seconds: number;
+            /** Format: int64 */
+            tool_timeout_seconds: number;
+            status: components["schemas"]["McpServerStatus"];
+            /** @description Why it last failed: did not start, stopped, or a call went unanswered. */
+            last_error?: string | null;
+            last_error_at?: string | null;
+            /** @description When the running connection started. */
+            started_at?: string | null;
+            /**
+             * Format: int64
+             * @description Tools it offers, when it is ready.
+             */
+            tool_count?: number | null;
+            /**
+             * Format: int64
+             * @description Times this process started it.
+             */
+            starts: number;
+        };
+        /**
+         * @description Where a server stands in this process.
+         * @enum {string}
+         */
+        McpServerStatus: "disabled" | "idle" | "starting" | "ready" | "failed";
+        /** @description `GET /v1/apps/mcp/servers`. */
+        McpServers: {
+            servers: components["schemas"]["McpServerRecord"][];
+        };
+        /** @description One tool of a ready server. */
+        McpToolRecord: {
+            server: string;
+            /** @description The tool's own name. */
+            name: string;
+            /** @description The name the model calls it by: `mcp__<server>__<tool>`. */
+            exposed_name: string;
+            description?: string;
+            /** @description Its arguments' JSON Schema. */
+            input_schema: Record<string, never>;
+            /** @description The server says the tool changes nothing (`readOnlyHint`). */
+            read_only: boolean;
+            /** @description A call waits for the user's approval (the server is not trusted). */
+            needs_approval: boolean;
+        };
+        /**
+         * @description `GET /v1/apps/mcp/tools`: the tools of the servers ready within a few
+         *     seconds, and where every listed server stands (one still starting is
+         *     `starting`: ask again).
+         */
+        McpTools: {
+            tools: components["schemas"]["McpToolRecord"][];
+            servers: components["schemas"]["McpServerRecord"][];
+        };
+        /**
+         * @description How codewhale reaches the server.
+         * @enum {string}
+         */
+        McpTransport: "stdio" | "http";
         /**
          * @description How much a thread's agent may do on its own.
          * @enum {string}
@@ -2190,6 +2533,29 @@ export interface components {
         PatchDevice: {
             name: string & (unknown & unknown);
         };
+        /**
+         * @description `PATCH /v1/apps/mcp/servers/{name}`: what is given replaces what was
+         *     there (`env` and `headers` whole). The transport stays: a stdio server
+         *     takes `command`, `args`, `env`, `cwd`; an HTTP one `url`, `headers`.
+         */
+        PatchMcpServer: {
+            command?: string | null;
+            args?: string[] | null;
+            env?: {
+                [key: string]: string;
+            } | null;
+            cwd?: string | null;
+            url?: string | null;
+            headers?: {
+                [key: string]: string;
+            } | null;
+            trusted?: boolean | null;
+            enabled?: boolean | null;
+            /** Format: int64 */
+            startup_timeout_seconds?: number | null;
+            /** Format: int64 */
+            tool_timeout_seconds?: number | null;
+        };
         /** @description `PATCH /v1/skills/{name}`. */
         PatchSkill: {
             enabled: boolean;
@@ -2225,6 +2591,11 @@ export interface components {
             system_prompt: unknown;
         } | {
             workspace: unknown;
+        };
+        /** @description `POST /v1/threads/{id}/persist-session`. */
+        PersistSession: {
+            /** @description The session's name (default: the thread's title). */
+            name?: string | null;
         };
         Question: {
             id: string;
@@ -2359,6 +2730,43 @@ export interface components {
             timezone: string;
             /** @description The next five runs, in the time zone's offset. */
             next_runs: string[];
+        };
+        /** @description One block of a message; only text is kept. */
+        SessionContent: {
+            /** @description `text`. */
+            type: string;
+            text: string;
+        };
+        /** @description `GET /v1/sessions/{id}`: the whole session. */
+        SessionDetail: {
+            metadata: components["schemas"]["SessionMetadata"];
+            messages: components["schemas"]["SessionMessage"][];
+            system_prompt?: string;
+        };
+        SessionMessage: {
+            /** @description `user` or `assistant`. */
+            role: string;
+            content: components["schemas"]["SessionContent"][];
+        };
+        /** @description What a session is, without its messages. Times are Unix seconds. */
+        SessionMetadata: {
+            id: string;
+            name: string;
+            title: string;
+            /** Format: int64 */
+            created_at: number;
+            /** Format: int64 */
+            updated_at: number;
+            /** Format: int64 */
+            message_count?: number;
+            workspace?: string | null;
+            model?: string | null;
+            /** @description The thread it was saved from. */
+            source_thread_id?: string | null;
+        };
+        /** @description `GET /v1/sessions`: newest first. */
+        Sessions: {
+            sessions: components["schemas"]["SessionMetadata"][];
         };
         /** @description One skill as `GET /v1/skills` lists it. */
         SkillRecord: {
@@ -6426,6 +6834,591 @@ export interface operations {
             };
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMcpServers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The servers */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServers"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description config.toml cannot be read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    createMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateMcpServer"];
+            };
+        };
+        responses: {
+            /** @description Added */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerRecord"];
+                };
+            };
+            /** @description A bad name, variable or header name, or timeout; neither or both of command and url */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description A server of that name exists, too many servers, a field that does not fit the transport, an unusable url, or config.toml cannot be edited */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such server */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description config.toml cannot be read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such server */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description config.toml cannot be edited */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    patchMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PatchMcpServer"];
+            };
+        };
+        responses: {
+            /** @description The server, changed */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerRecord"];
+                };
+            };
+            /** @description A bad variable or header name, or timeout */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such server */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description A field of the other transport, an unusable value, or config.toml cannot be edited */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    reloadMcpServer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The server's name */
+                name: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The server as it stands now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpServerRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such server */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The server is switched off, or config.toml cannot be read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listMcpTools: {
+        parameters: {
+            query?: {
+                /** @description Only this server's tools. */
+                server?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The tools, and where each server stands */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["McpTools"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such server */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description config.toml cannot be read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /** @description At most this many (1–500, default 50). */
+                limit?: number;
+                /** @description Only sessions whose title, name or id holds this (any case). */
+                search?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The sessions */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Sessions"];
+                };
+            };
+            /** @description A limit out of range */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    getSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The session */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionDetail"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The file is not a session codewhale can read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    deleteSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resumeSessionThread: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The session's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new thread */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ThreadRecord"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such session */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The file is not a session codewhale can read */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    persistSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The thread's id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PersistSession"];
+            };
+        };
+        responses: {
+            /** @description Saved */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SessionMetadata"];
+                };
+            };
+            /** @description A malformed thread id */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            /** @description No such thread */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description The thread has no messages yet */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            421: components["responses"]["MisdirectedRequest"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    configDiagnostics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ConfigDiagnostics"];
+                };
+            };
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             421: components["responses"]["MisdirectedRequest"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["ServiceUnavailable"];

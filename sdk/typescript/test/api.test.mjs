@@ -341,3 +341,52 @@ test("skills: create, list, toggle; a bad import is a typed error", async (t) =>
   const clash = await client.createSkill({ name: "sdk-skill", description: "again", body: "" }).catch((e) => e);
   assert.equal(clash.status, 409);
 });
+
+test("MCP servers: add, list with values hidden, change, a failed start reported, remove", async (t) => {
+  const { client } = await setup(t);
+  assert.equal((await client.runtimeInfo()).capabilities.mcp_servers, true);
+  const added = await client.createMcpServer({
+    name: "gone",
+    command: "/nonexistent/mcp-server",
+    env: { SDK_SECRET: "never-shown" },
+  });
+  assert.equal(added.status, "idle");
+  assert.deepEqual(added.env, ["SDK_SECRET"]);
+  assert.ok(!JSON.stringify(await client.listMcpServers()).includes("never-shown"));
+  const trusted = await client.patchMcpServer("gone", { trusted: true });
+  assert.equal(trusted.trusted, true);
+  // A listing tries to start it: it cannot, and says why.
+  const listing = await client.listMcpTools({ server: "gone" });
+  assert.deepEqual(listing.tools, []);
+  assert.equal(listing.servers[0].status, "failed");
+  assert.match(listing.servers[0].last_error, /cannot start/);
+  const wrong = await client.patchMcpServer("gone", { url: "http://127.0.0.1:9/mcp" }).catch((e) => e);
+  assert.ok(wrong instanceof RuntimeApiError);
+  assert.equal(wrong.status, 409);
+  await client.deleteMcpServer("gone");
+  const missing = await client.getMcpServer("gone").catch((e) => e);
+  assert.equal(missing.status, 404);
+});
+
+test("sessions: a thread saved, listed, read, resumed as a thread, deleted", async (t) => {
+  const { runtime, client } = await setup(t);
+  assert.equal((await client.runtimeInfo()).capabilities.sessions, true);
+  const thread = await client.createThread({ title: "sdk session" });
+  await runtime.mock.push(text("saved answer"));
+  const events = client.events(thread.id, { sinceSeq: (await client.getThread(thread.id)).latest_seq });
+  const started = await client.startTurn(thread.id, { prompt: "save me" });
+  await collect(events, turnCompleted(started.turn.id));
+  const saved = await client.persistSession(thread.id);
+  assert.equal(saved.title, "sdk session");
+  assert.equal(saved.message_count, 2);
+  assert.deepEqual((await client.listSessions({ search: "SDK" })).sessions.map((s) => s.id), [saved.id]);
+  const detail = await client.getSession(saved.id);
+  assert.deepEqual(detail.messages.map((m) => m.content[0].text), ["save me", "saved answer"]);
+  const resumed = await client.resumeSessionThread(saved.id);
+  const carried = await client.getThread(resumed.id);
+  assert.equal(carried.items.find((i) => i.kind === "agent_message").detail, "saved answer");
+  await client.deleteSession(saved.id);
+  const missing = await client.getSession(saved.id).catch((e) => e);
+  assert.ok(missing instanceof RuntimeApiError);
+  assert.equal(missing.status, 404);
+});

@@ -51,16 +51,24 @@ pub(super) async fn run_tool(
     let mut metadata =
         json!({ "tool": call.name, "call_id": call.id, "arguments": call.arguments });
     let execute = |env| execute(env, extra.as_deref(), call, &item);
+    // A trusted server's tool runs unasked, yet may still change things:
+    // read-only modes take only what declares it changes nothing.
+    let changes = request.is_some()
+        || extra
+            .as_ref()
+            .is_some_and(|extra| !extra.read_only(&call.name));
     let result = match (env, request) {
         (Err(error), _) => Err(error.clone()),
-        (Ok(_), Some(_)) if !turn.settings.mode.may_change() => Err(tools::ToolError(format!(
-            "{} mode is read-only; {}",
-            turn.settings.mode.as_str(),
-            match turn.settings.mode {
-                Mode::Review => "submit a finding instead",
-                _ => "describe the change instead",
-            }
-        ))),
+        (Ok(_), _) if changes && !turn.settings.mode.may_change() => {
+            Err(tools::ToolError(format!(
+                "{} mode is read-only; {}",
+                turn.settings.mode.as_str(),
+                match turn.settings.mode {
+                    Mode::Review => "submit a finding instead",
+                    _ => "describe the change instead",
+                }
+            )))
+        }
         (Ok(_), None) if call.name == tools::review::NAME && turn.settings.mode != Mode::Review => {
             Err(tools::ToolError(
                 "findings are submitted in review mode only".into(),
@@ -132,9 +140,10 @@ async fn execute(
         .map_err(tools::ToolError)
 }
 
-/// An extra tool is asked for unless it declares it changes nothing.
+/// An extra tool is asked for unless its set says it need not be (it
+/// declares it changes nothing, or the user trusts its server).
 fn extra_approval(extra: &dyn ExtraTools, call: &ToolCall) -> Option<ApprovalRequest> {
-    if extra.read_only(&call.name) {
+    if !extra.asks(&call.name) {
         return None;
     }
     // The user decides on the arguments themselves, shown whole up to a

@@ -12,6 +12,7 @@ use super::{
 };
 use crate::runtime::{
     engine::{Outcome, TurnContext, TurnInput},
+    hosted_tools::Joined,
     turn_writer::ItemEnd,
 };
 use protocol::{ItemKind, Mode, Usage};
@@ -57,6 +58,13 @@ pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
             .map_err(tools::ToolError::from),
         None => Err(tools::ToolError("this thread has no workspace".into())),
     };
+    // The configured MCP servers' tools, beside any the client brought.
+    if let Some(configured) = turn.mcp.turn_tools().await {
+        turn.hosted.extra = Some(match turn.hosted.extra.take() {
+            Some(client) => Arc::new(Joined(client, configured)),
+            None => configured,
+        });
+    }
     let mut specs = tools::specs().as_array().cloned().unwrap_or_default();
     if turn.settings.mode.may_change() {
         specs.extend(tools::mutating_specs(turn.settings.allow_shell));

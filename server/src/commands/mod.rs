@@ -3,6 +3,7 @@
 
 pub mod acp;
 pub mod app_server;
+pub mod diagnostics;
 pub mod doctor;
 pub mod exec;
 pub mod mcp_server;

@@ -229,19 +229,37 @@ fn redact_url(url: &str) -> String {
     }
 }
 
-/// `$CODEWHALE_HOME/mcp.json`, read for server names only (their commands
-/// and environments may carry secrets). Nothing is started.
+/// The MCP servers of `config.toml` (`[mcp.servers]`, what codewhale
+/// starts), then any in a legacy `mcp.json` (which it does not read, said
+/// so). Names only: commands and environments may carry secrets. Nothing
+/// is started.
 fn mcp(home: &Path) -> Mcp {
-    let path = home.join("mcp.json");
+    let configured = crate::runtime::mcp::config::ServerFile::new(home).read();
+    let legacy = home.join("mcp.json");
+    let in_config = configured.as_ref().map_or(0, |servers| servers.len());
+    let path = if in_config == 0 && legacy.is_file() {
+        legacy.clone()
+    } else {
+        home.join(crate::config::CONFIG_FILE)
+    };
     let mut report = Mcp {
         config_path: path.display().to_string(),
-        present: path.is_file(),
+        present: in_config > 0 || legacy.is_file(),
         probe_scope: "configuration",
         live_health_checked: false,
         servers: Vec::new(),
-        error: None,
+        error: configured.as_ref().err().map(|e| redact_quoted(e)),
     };
-    if !report.present {
+    for (name, entry) in configured.into_iter().flatten() {
+        report.servers.push(McpServer {
+            name,
+            enabled: entry.enabled,
+            status: "not_checked",
+            detail: "configured in config.toml; started when a turn first needs it".into(),
+        });
+    }
+    let path = legacy;
+    if !path.is_file() {
         return report;
     }
     let parsed = std::fs::read_to_string(&path)
@@ -263,7 +281,7 @@ fn mcp(home: &Path) -> Mcp {
                     name: name.clone(),
                     enabled,
                     status: "not_checked",
-                    detail: "configured; this version has no MCP client, so it is never started"
+                    detail: "in mcp.json, which codewhale does not read: add it under [mcp.servers] in config.toml"
                         .into(),
                 });
             }

@@ -124,7 +124,8 @@ pub async fn store(home: &Path) -> StoreFacts {
 /// creates `-wal` and `-shm` (and cannot remove them), so a store closed
 /// cleanly (no `-wal`: everything is in the main file) is opened
 /// `immutable`, which creates nothing; one in use is read through its WAL.
-async fn schema_version(path: &Path) -> Result<Option<i64>, String> {
+/// The store, read-only, without creating or migrating anything.
+async fn open_read_only(path: &Path) -> Result<SqliteConnection, String> {
     let mut wal = path.as_os_str().to_owned();
     wal.push("-wal");
     let in_use = Path::new(&wal).exists();
@@ -134,9 +135,54 @@ async fn schema_version(path: &Path) -> Result<Option<i64>, String> {
         .immutable(!in_use)
         .create_if_missing(false)
         .disable_statement_logging();
-    let mut conn = SqliteConnection::connect_with(&options)
+    SqliteConnection::connect_with(&options)
         .await
-        .map_err(|e| format!("cannot open the store read-only: {e}"))?;
+        .map_err(|e| format!("cannot open the store read-only: {e}"))
+}
+
+/// Rows per table, and turns per status: counts only, never a row.
+pub async fn counts(home: &Path) -> Result<StoreCounts, String> {
+    let path = home.join(crate::store::DATABASE_FILE);
+    if !path.is_file() {
+        return Ok(StoreCounts::default());
+    }
+    let mut conn = open_read_only(&path).await?;
+    let tables: Vec<String> = sqlx::query_scalar(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE '\\_%' ESCAPE '\\' AND name NOT LIKE 'sqlite%' ORDER BY name",
+    )
+    .fetch_all(&mut conn)
+    .await
+    .map_err(|e| format!("cannot read the store: {e}"))?;
+    let mut counts = StoreCounts::default();
+    for table in tables {
+        // Names come from sqlite_master, quoted as identifiers.
+        let sql = format!("SELECT COUNT(*) FROM \"{}\"", table.replace('"', "\"\""));
+        let rows: i64 = sqlx::query_scalar(&sql)
+            .fetch_one(&mut conn)
+            .await
+            .map_err(|e| format!("cannot count {table}: {e}"))?;
+        counts.tables.insert(table, rows);
+    }
+    if counts.tables.contains_key("turns") {
+        let statuses: Vec<(String, i64)> =
+            sqlx::query_as("SELECT status, COUNT(*) FROM turns GROUP BY status ORDER BY status")
+                .fetch_all(&mut conn)
+                .await
+                .map_err(|e| format!("cannot read turn statuses: {e}"))?;
+        counts.turn_statuses = statuses.into_iter().collect();
+    }
+    let _ = conn.close().await;
+    Ok(counts)
+}
+
+#[derive(Debug, Default, Serialize)]
+pub struct StoreCounts {
+    pub tables: std::collections::BTreeMap<String, i64>,
+    pub turn_statuses: std::collections::BTreeMap<String, i64>,
+}
+
+async fn schema_version(path: &Path) -> Result<Option<i64>, String> {
+    let mut conn = open_read_only(path).await?;
     let table: Option<String> = sqlx::query_scalar(
         "SELECT name FROM sqlite_master WHERE type = 'table' AND name = '_sqlx_migrations'",
     )

@@ -10,7 +10,7 @@ use crate::{
     },
     runtime::{devices::Manager, error::RuntimeError, Runtime},
 };
-use app::service::{FleetCommand, Reply, RuntimeService, ServiceError};
+use app::service::{FleetCommand, McpCommand, Reply, RuntimeService, ServiceError};
 use protocol::{
     AnswerUserInput, ApprovalDecided, CreatePairing, CreateThread, DecideApproval, DeviceRecord,
     DeviceRevoked, ListThreads, PairingCreated, PatchDevice, PatchThread, ProviderModels,
@@ -27,7 +27,9 @@ use protocol::{
     PreviewSchedule, SchedulePreview, TaskRecord,
 };
 use protocol::{CreateFleetRun, FleetRunDetail, FleetRuns, ListFleetRuns};
+use protocol::{CreateMcpServer, ListMcpTools, McpServerRecord, McpToolRecord, PatchMcpServer};
 use protocol::{ImportSkill, ListSkills, PatchSkill, SkillRecord};
+use protocol::{ListSessions, SessionMetadata};
 use std::sync::Arc;
 
 pub struct WebService {
@@ -153,6 +155,69 @@ impl RuntimeService for WebService {
 
     fn import_skill(&self, request: ImportSkill) -> Reply<'_, SkillRecord> {
         reply(async move { self.runtime.import_skill(request).await })
+    }
+
+    fn mcp_servers(&self) -> Reply<'_, Vec<McpServerRecord>> {
+        reply(async move { Ok(self.runtime.list_mcp_servers().await?.servers) })
+    }
+
+    fn mcp_tools(&self, name: String) -> Reply<'_, Vec<McpToolRecord>> {
+        reply(async move {
+            let query = ListMcpTools { server: Some(name) };
+            Ok(self.runtime.mcp_tools(query).await?.tools)
+        })
+    }
+
+    fn add_mcp_server(&self, request: CreateMcpServer) -> Reply<'_, McpServerRecord> {
+        reply(async move { self.runtime.add_mcp_server(request).await })
+    }
+
+    fn sessions(&self, search: String) -> Reply<'_, Vec<SessionMetadata>> {
+        reply(async move {
+            let query = ListSessions {
+                search: Some(search).filter(|s| !s.trim().is_empty()),
+                limit: Some(crate::runtime::sessions::MAX_LIMIT),
+            };
+            Ok(self.runtime.list_sessions(query).await?.sessions)
+        })
+    }
+
+    fn resume_session(&self, id: String) -> Reply<'_, ThreadRecord> {
+        reply(async move { self.runtime.resume_session_as_thread(&id).await })
+    }
+
+    fn delete_session(&self, id: String) -> Reply<'_, ()> {
+        reply(async move { self.runtime.delete_session(&id).await })
+    }
+
+    fn mcp_command(&self, name: String, command: McpCommand) -> Reply<'_, ()> {
+        reply(async move {
+            let runtime = &self.runtime;
+            let patch = |patch: PatchMcpServer| {
+                let name = name.clone();
+                async move { runtime.patch_mcp_server(&name, patch).await.map(drop) }
+            };
+            match command {
+                McpCommand::Enable | McpCommand::Disable => {
+                    let enabled = Some(command == McpCommand::Enable);
+                    patch(PatchMcpServer {
+                        enabled,
+                        ..Default::default()
+                    })
+                    .await
+                }
+                McpCommand::Trust | McpCommand::Distrust => {
+                    let trusted = Some(command == McpCommand::Trust);
+                    patch(PatchMcpServer {
+                        trusted,
+                        ..Default::default()
+                    })
+                    .await
+                }
+                McpCommand::Reload => runtime.reload_mcp_server(&name).await.map(drop),
+                McpCommand::Delete => runtime.delete_mcp_server(&name).await,
+            }
+        })
     }
 
     fn threads(&self, query: ListThreads) -> Reply<'_, Vec<ThreadSummary>> {

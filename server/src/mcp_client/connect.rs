@@ -62,8 +62,8 @@ impl Drop for GroupKill {
     }
 }
 
-/// Connects and completes the MCP handshake.
-pub async fn connect(spec: &ServerSpec) -> Result<Started, String> {
+/// Connects and completes the MCP handshake within `timeout`.
+pub async fn connect(spec: &ServerSpec, timeout: Duration) -> Result<Started, String> {
     let started = async {
         match &spec.transport {
             Transport::Stdio {
@@ -78,9 +78,9 @@ pub async fn connect(spec: &ServerSpec) -> Result<Started, String> {
             }),
         }
     };
-    tokio::time::timeout(CONNECT_TIMEOUT, started)
+    tokio::time::timeout(timeout, started)
         .await
-        .map_err(|_| format!("did not answer within {} s", CONNECT_TIMEOUT.as_secs()))?
+        .map_err(|_| format!("did not answer within {} s", timeout.as_secs()))?
 }
 
 async fn stdio(

@@ -10,10 +10,12 @@
 
 pub mod connect;
 
+pub use rmcp::model::Tool;
+
 use crate::runtime::hosted_tools::ExtraTools;
 use connect::{ServerSpec, Service};
 use futures::future::BoxFuture;
-use rmcp::model::{CallToolRequestParams, PaginatedRequestParams, Tool};
+use rmcp::model::{CallToolRequestParams, PaginatedRequestParams};
 use serde_json::{json, Value};
 use std::{sync::Arc, time::Duration};
 
@@ -32,22 +34,87 @@ const MAX_NAME: usize = 64;
 /// Connected servers and the tools they offer.
 #[derive(Default)]
 pub struct McpTools {
-    servers: Vec<Arc<Connected>>,
+    servers: Vec<Arc<Server>>,
     tools: Vec<Offered>,
 }
 
-struct Connected {
+/// A server connected and its tools listed. Dropping the last handle
+/// closes the connection (and kills a stdio server's process group).
+pub struct Server {
     name: String,
     service: Service,
     /// Kills a stdio server's whole process group when the connection goes.
     _group: Option<connect::GroupKill>,
+    tools: Vec<Tool>,
+}
+
+impl Server {
+    /// Starts or reaches the server and lists its tools, both within
+    /// `timeout`: a server that hangs in either is never waited on longer.
+    pub async fn start(spec: &ServerSpec, timeout: Duration) -> Result<Server, String> {
+        let ready = async {
+            let started = connect::connect(spec, timeout).await?;
+            let tools = list_tools(&started.service).await?;
+            Ok::<_, String>(Server {
+                name: spec.name.clone(),
+                service: started.service,
+                _group: started.group,
+                tools,
+            })
+        };
+        tokio::time::timeout(timeout, ready)
+            .await
+            .unwrap_or_else(|_| {
+                Err(format!(
+                    "did not start and list its tools within {} s",
+                    timeout.as_secs()
+                ))
+            })
+    }
+
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    pub fn tools(&self) -> &[Tool] {
+        &self.tools
+    }
+
+    /// The connection is gone: the process exited, or the endpoint closed.
+    pub fn is_closed(&self) -> bool {
+        self.service.is_closed()
+    }
+}
+
+/// How calls to one server's tools go.
+#[derive(Clone)]
+pub struct Policy {
+    /// `Some`: the user's word on the whole server (trusted tools run
+    /// unasked, others are asked for). `None`: a tool that declares itself
+    /// read-only (`readOnlyHint`) runs unasked.
+    pub trusted: Option<bool>,
+    pub call_timeout: Duration,
+    /// Told of a call that failed at the transport (`closed`: the server is
+    /// gone) or went unanswered.
+    pub on_failure: Option<Arc<dyn Fn(&str, bool) + Send + Sync>>,
+}
+
+impl Default for Policy {
+    fn default() -> Self {
+        Policy {
+            trusted: None,
+            call_timeout: CALL_TIMEOUT,
+            on_failure: None,
+        }
+    }
 }
 
 /// One tool as the model sees it.
 struct Offered {
     exposed: String,
-    server: Arc<Connected>,
+    server: Arc<Server>,
     tool: Tool,
+    policy: Policy,
 }
 
 /// A server that could not be used, and why.
@@ -60,29 +127,17 @@ pub struct Failure {
 impl McpTools {
     /// Connects every server (side by side) and lists its tools.
     pub async fn connect(specs: &[ServerSpec]) -> (McpTools, Vec<Failure>) {
-        // Starting and listing share one deadline: a server that hangs in
-        // either is left out, never waited on.
-        let started = futures::future::join_all(specs.iter().map(|spec| async move {
-            let ready = async {
-                let service = connect::connect(spec).await?;
-                let tools = list_tools(&service.service).await?;
-                Ok::<_, String>((service, tools))
-            };
-            tokio::time::timeout(connect::CONNECT_TIMEOUT, ready)
-                .await
-                .unwrap_or_else(|_| {
-                    Err(format!(
-                        "did not start and list its tools within {} s",
-                        connect::CONNECT_TIMEOUT.as_secs()
-                    ))
-                })
-        }))
+        let started = futures::future::join_all(
+            specs
+                .iter()
+                .map(|spec| Server::start(spec, connect::CONNECT_TIMEOUT)),
+        )
         .await;
         let mut all = McpTools::default();
         let mut failures = Vec::new();
         for (spec, result) in specs.iter().zip(started) {
             match result {
-                Ok((service, tools)) => all.add(&spec.name, service, tools),
+                Ok(server) => all.add(Arc::new(server), Policy::default()),
                 Err(error) => {
                     tracing::warn!(server = %spec.name, %error, "an MCP server is not available");
                     failures.push(Failure {
@@ -95,18 +150,23 @@ impl McpTools {
         (all, failures)
     }
 
-    fn add(&mut self, name: &str, service: connect::Started, tools: Vec<Tool>) {
-        let server = Arc::new(Connected {
-            name: name.to_string(),
-            service: service.service,
-            _group: service.group,
-        });
-        for tool in tools {
+    /// The tools of servers already running, each under its policy.
+    pub fn offer(servers: impl IntoIterator<Item = (Arc<Server>, Policy)>) -> McpTools {
+        let mut all = McpTools::default();
+        for (server, policy) in servers {
+            all.add(server, policy);
+        }
+        all
+    }
+
+    fn add(&mut self, server: Arc<Server>, policy: Policy) {
+        let name = server.name.clone();
+        for tool in &server.tools {
             if self.tools.len() >= MAX_TOOLS {
                 tracing::warn!(server = %name, "more than {MAX_TOOLS} MCP tools; the rest are left out");
                 break;
             }
-            let exposed = exposed_name(name, &tool.name);
+            let exposed = exposed_name(&name, &tool.name);
             if self.tools.iter().any(|t| t.exposed == exposed) {
                 tracing::warn!(server = %name, tool = %tool.name, "an MCP tool's name collides after shortening; left out");
                 continue;
@@ -114,7 +174,8 @@ impl McpTools {
             self.tools.push(Offered {
                 exposed,
                 server: server.clone(),
-                tool,
+                tool: tool.clone(),
+                policy: policy.clone(),
             });
         }
         self.servers.push(server);
@@ -132,6 +193,11 @@ impl McpTools {
     fn find(&self, name: &str) -> Option<&Offered> {
         self.tools.iter().find(|t| t.exposed == name)
     }
+}
+
+/// The server says the tool changes nothing.
+pub fn declares_read_only(tool: &Tool) -> bool {
+    tool.annotations.as_ref().and_then(|a| a.read_only_hint) == Some(true)
 }
 
 impl ExtraTools for McpTools {
@@ -160,14 +226,16 @@ impl ExtraTools for McpTools {
     }
 
     fn read_only(&self, name: &str) -> bool {
-        self.find(name).is_some_and(|offered| {
-            offered
-                .tool
-                .annotations
-                .as_ref()
-                .and_then(|a| a.read_only_hint)
-                == Some(true)
-        })
+        self.find(name)
+            .is_some_and(|offered| declares_read_only(&offered.tool))
+    }
+
+    fn asks(&self, name: &str) -> bool {
+        self.find(name)
+            .is_none_or(|offered| match offered.policy.trusted {
+                Some(trusted) => !trusted,
+                None => !declares_read_only(&offered.tool),
+            })
     }
 
     fn call(&self, name: &str, arguments: Value) -> BoxFuture<'static, Result<String, String>> {
@@ -176,15 +244,37 @@ impl ExtraTools for McpTools {
             return Box::pin(async move { Err(error) });
         };
         let (server, tool) = (offered.server.clone(), offered.tool.name.clone());
+        let policy = offered.policy.clone();
         Box::pin(async move {
             let Value::Object(arguments) = arguments else {
                 return Err("arguments must be a JSON object".into());
             };
-            let call = CallToolRequestParams::new(tool).with_arguments(arguments);
-            let result = tokio::time::timeout(CALL_TIMEOUT, server.service.call_tool(call))
+            let failed = |error: String, closed: bool| {
+                if let Some(tell) = &policy.on_failure {
+                    tell(&error, closed);
+                }
+                error
+            };
+            let call = CallToolRequestParams::new(tool.clone()).with_arguments(arguments);
+            let limit = policy.call_timeout;
+            let result = tokio::time::timeout(limit, server.service.call_tool(call))
                 .await
-                .map_err(|_| format!("no answer within {} s", CALL_TIMEOUT.as_secs()))?
-                .map_err(|e| format!("the MCP server {:?} failed: {e}", server.name))?;
+                .map_err(|_| {
+                    let error = format!("{tool} did not answer within {} s", limit.as_secs());
+                    failed(error, false)
+                })?
+                .map_err(|e| {
+                    let closed =
+                        server.is_closed() || matches!(e, rmcp::ServiceError::TransportClosed);
+                    let error = match closed {
+                        true => format!(
+                            "the MCP server {:?} stopped during {tool}: {e}",
+                            server.name
+                        ),
+                        false => format!("the MCP server {:?} failed: {e}", server.name),
+                    };
+                    failed(error, closed)
+                })?;
             let text = result_text(&serde_json::to_value(&result).unwrap_or_default());
             if result.is_error == Some(true) {
                 Err(text)
@@ -196,7 +286,7 @@ impl ExtraTools for McpTools {
 }
 
 /// The server's tools, a bounded number of pages of them.
-async fn list_tools(service: &Service) -> Result<Vec<Tool>, String> {
+pub async fn list_tools(service: &Service) -> Result<Vec<Tool>, String> {
     let mut tools = Vec::new();
     let mut cursor = None;
     for _ in 0..MAX_PAGES {
@@ -251,7 +341,7 @@ fn result_text(result: &Value) -> String {
 
 /// `mcp__<server>__<tool>`, reduced to the characters a function name may
 /// hold and to 64 of them.
-fn exposed_name(server: &str, tool: &str) -> String {
+pub fn exposed_name(server: &str, tool: &str) -> String {
     let clean = |s: &str| -> String {
         s.chars()
             .map(|c| {

@@ -78,6 +78,9 @@ pub struct TurnContext {
     pub hosted: Hosted,
     /// Sub-agents this turn may spawn, wait on and read.
     pub agents: AgentGate,
+    /// The MCP servers of `config.toml`: `turn_tools` starts what the turn
+    /// needs and gives their tools.
+    pub mcp: Arc<super::mcp::McpServersHost>,
 }
 
 /// The workspace snapshots of one turn: before its first write or command

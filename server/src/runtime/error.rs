@@ -37,6 +37,10 @@ pub enum RuntimeError {
     /// A settlement task died before it could answer (a bug, logged).
     #[error("the request could not be settled")]
     Unsettled,
+    /// Reading or writing one of the home's files failed, or a blocking
+    /// task died (logged in full; the client sees a generic message).
+    #[error("internal error")]
+    Internal(String),
 }
 
 impl RuntimeError {
@@ -51,9 +55,10 @@ impl RuntimeError {
             RuntimeError::Forbidden(_) => ErrorKind::Forbidden,
             RuntimeError::Conflict(_) | RuntimeError::Conflicts { .. } => ErrorKind::Conflict,
             RuntimeError::TooLarge(_) => ErrorKind::TooLarge,
-            RuntimeError::Store(_) | RuntimeError::Snapshot(_) | RuntimeError::Unsettled => {
-                ErrorKind::Internal
-            }
+            RuntimeError::Store(_)
+            | RuntimeError::Snapshot(_)
+            | RuntimeError::Unsettled
+            | RuntimeError::Internal(_) => ErrorKind::Internal,
         }
     }
 
@@ -63,6 +68,7 @@ impl RuntimeError {
             RuntimeError::Store(error) => Some(error.to_string()),
             RuntimeError::Unsettled => Some(self.to_string()),
             RuntimeError::Snapshot(detail) => Some(format!("snapshot: {detail}")),
+            RuntimeError::Internal(detail) => Some(detail.clone()),
             _ => None,
         }
     }

@@ -66,8 +66,13 @@ pub trait ExtraTools: Send + Sync {
     fn specs(&self) -> Vec<Value>;
     /// Whether `name` is one of these tools.
     fn has(&self, name: &str) -> bool;
-    /// Whether calling `name` changes nothing (it then runs unasked).
+    /// Whether calling `name` changes nothing (read-only modes offer only
+    /// these).
     fn read_only(&self, name: &str) -> bool;
+    /// Whether a call waits for the user's approval.
+    fn asks(&self, name: &str) -> bool {
+        !self.read_only(name)
+    }
     /// Calls the tool; the text is what the model reads.
     fn call(&self, name: &str, arguments: Value) -> BoxFuture<'static, Result<String, String>>;
 }
@@ -83,5 +88,47 @@ impl Hosted {
     /// The extra tool set holding `name`, if any.
     pub fn extra_for(&self, name: &str) -> Option<&Arc<dyn ExtraTools>> {
         self.extra.as_ref().filter(|extra| extra.has(name))
+    }
+}
+
+/// Two tool sets as one: the client's first (its names win), then the
+/// configured MCP servers'.
+pub struct Joined(pub Arc<dyn ExtraTools>, pub Arc<dyn ExtraTools>);
+
+impl Joined {
+    fn holder(&self, name: &str) -> &Arc<dyn ExtraTools> {
+        if self.0.has(name) {
+            &self.0
+        } else {
+            &self.1
+        }
+    }
+}
+
+impl ExtraTools for Joined {
+    fn specs(&self) -> Vec<Value> {
+        let mut specs = self.0.specs();
+        specs.extend(self.1.specs().into_iter().filter(|spec| {
+            spec["function"]["name"]
+                .as_str()
+                .is_some_and(|name| !self.0.has(name))
+        }));
+        specs
+    }
+
+    fn has(&self, name: &str) -> bool {
+        self.0.has(name) || self.1.has(name)
+    }
+
+    fn read_only(&self, name: &str) -> bool {
+        self.holder(name).read_only(name)
+    }
+
+    fn asks(&self, name: &str) -> bool {
+        self.holder(name).asks(name)
+    }
+
+    fn call(&self, name: &str, arguments: Value) -> BoxFuture<'static, Result<String, String>> {
+        self.holder(name).call(name, arguments)
     }
 }

@@ -8,6 +8,7 @@ pub mod approvals;
 pub mod automations;
 pub mod client_tools;
 pub mod devices;
+mod diagnostics;
 pub mod engine;
 pub mod error;
 pub mod fleet;
@@ -16,9 +17,11 @@ pub mod git;
 pub mod hosted_tools;
 pub mod ids;
 pub mod instructions;
+pub mod mcp;
 pub mod pending;
 mod review;
 mod rewind;
+pub mod sessions;
 pub mod skills;
 pub mod snapshots;
 pub mod stream;
@@ -95,6 +98,8 @@ pub struct Runtime {
     home: std::path::PathBuf,
     /// Held while this runtime lives: other processes see it in use.
     lock: ProcessLock,
+    /// MCP servers from `config.toml` (`mcp/`), shared with the turns.
+    mcp: Arc<mcp::McpServersHost>,
 }
 
 impl Runtime {
@@ -109,6 +114,10 @@ impl Runtime {
             options.sub_agents,
             &options.home,
         ));
+        let mcp = Arc::new(mcp::McpServersHost::new(
+            &options.home,
+            options.default_workspace.clone(),
+        ));
         let turns = Arc::new(
             TurnManager::new(
                 store.clone(),
@@ -117,7 +126,8 @@ impl Runtime {
                 agents.clone(),
                 &options.home,
             )
-            .with_wait_timeout(options.wait_timeout),
+            .with_wait_timeout(options.wait_timeout)
+            .with_mcp(mcp.clone()),
         );
         // Another process on this store may be running its turns: only a
         // process that has the store to itself recovers (process_lock.rs).
@@ -162,6 +172,7 @@ impl Runtime {
             clock: options.clock,
             home: options.home.clone(),
             lock,
+            mcp,
         })
     }
 
@@ -206,8 +217,10 @@ impl Runtime {
         running.len()
     }
 
-    /// Closes the store once callers are done with it.
+    /// Closes the store once callers are done with it, and stops the MCP
+    /// servers this process started.
     pub async fn close(&self) {
+        self.mcp.stop_all();
         self.store.close().await;
     }
 

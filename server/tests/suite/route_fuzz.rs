@@ -9,7 +9,7 @@ use common::Harness;
 const BEARER: &str = "Bearer cwrt_test_token_0123456789abcdef";
 
 /// Route templates: `{}` is replaced by an id.
-const ROUTES: [(&str, &str); 40] = [
+const ROUTES: [(&str, &str); 53] = [
     ("GET", "/v1/threads"),
     ("POST", "/v1/threads"),
     ("GET", "/v1/threads/summary"),
@@ -50,6 +50,19 @@ const ROUTES: [(&str, &str); 40] = [
     ("POST", "/v1/skills"),
     ("POST", "/v1/skills/import"),
     ("PATCH", "/v1/skills/{}"),
+    ("GET", "/v1/apps/mcp/servers"),
+    ("POST", "/v1/apps/mcp/servers"),
+    ("GET", "/v1/apps/mcp/servers/{}"),
+    ("PATCH", "/v1/apps/mcp/servers/{}"),
+    ("DELETE", "/v1/apps/mcp/servers/{}"),
+    ("POST", "/v1/apps/mcp/servers/{}/reload"),
+    ("GET", "/v1/apps/mcp/tools"),
+    ("GET", "/v1/sessions"),
+    ("GET", "/v1/sessions/{}"),
+    ("DELETE", "/v1/sessions/{}"),
+    ("POST", "/v1/sessions/{}/resume-thread"),
+    ("POST", "/v1/threads/{}/persist-session"),
+    ("GET", "/v1/diagnostics/config"),
 ];
 
 const IDS: [&str; 12] = [

@@ -208,6 +208,28 @@ async fn pages_rendered_for_a_visitor_reach_no_runtime_data() {
         })
         .await
         .unwrap();
+    // A saved session and an MCP server, each named after the secret title.
+    let sessions = h.home.path().join("sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    let session = serde_json::json!({
+        "metadata": {"id": "ses_0123456789abcdef", "name": title, "title": title,
+            "created_at": 0, "updated_at": 0, "message_count": 0},
+        "messages": [], "system_prompt": "",
+    });
+    std::fs::write(
+        sessions.join("ses_0123456789abcdef.json"),
+        session.to_string(),
+    )
+    .unwrap();
+    runtime
+        .add_mcp_server(protocol::CreateMcpServer {
+            name: "leak".into(),
+            command: Some(format!("/nonexistent/{title}")),
+            enabled: true,
+            ..Default::default()
+        })
+        .await
+        .unwrap();
     let pages = [
         "/".to_string(),
         format!("/threads/{}", thread.id),
@@ -216,6 +238,8 @@ async fn pages_rendered_for_a_visitor_reach_no_runtime_data() {
         "/automations".to_string(),
         "/fleet".to_string(),
         format!("/fleet/{}", fleet.run.id),
+        "/mcp".to_string(),
+        "/sessions".to_string(),
     ];
     for page in &pages {
         let visitor = h.get(page).await;
@@ -227,7 +251,13 @@ async fn pages_rendered_for_a_visitor_reach_no_runtime_data() {
     let fleet_page = format!("/fleet/{}", fleet.run.id);
     let cookie = h.sign_in().await;
     let headers = [("cookie", cookie.as_str()), ("sec-fetch-site", "none")];
-    for page in ["/tasks", "/automations", fleet_page.as_str()] {
+    for page in [
+        "/tasks",
+        "/automations",
+        fleet_page.as_str(),
+        "/mcp",
+        "/sessions",
+    ] {
         let owner = h.request("GET", page, &headers, "").await;
         assert!(owner.text().contains(title), "the owner sees {page}");
     }

@@ -11,7 +11,9 @@ mod automation_rules;
 mod errors;
 mod events;
 mod fleet_rules;
+mod mcp_rules;
 mod rules;
+mod sessions_rules;
 mod skills_rules;
 
 pub use events::{FleetStreamFrame, StreamEvent, StreamFrame};
@@ -67,6 +69,9 @@ use utoipa_axum::router::OpenApiRouter;
         (name = "fleet", description = "Workers side by side, each in its own git worktree and branch, with the run's event stream"),
         (name = "agent-runs", description = "Receipts of the sub-agents models spawned (read-only)"),
         (name = "skills", description = "Skills offered to the model (`SKILL.md` folders), their import and toggles"),
+        (name = "diagnostics", description = "Reports safe to share: the configuration without its values"),
+        (name = "sessions", description = "Conversations saved as files, and resumed as threads"),
+        (name = "mcp", description = "MCP servers from config.toml whose tools the model may call, their state and tools"),
     ),
 )]
 struct ApiDoc;
@@ -126,6 +131,9 @@ pub fn api() -> (Router<AppState>, utoipa::openapi::OpenApi) {
         .merge(routes::fleet::router())
         .merge(routes::agent_runs::router())
         .merge(routes::skills::router())
+        .merge(routes::mcp::router())
+        .merge(routes::sessions::router())
+        .merge(routes::diagnostics::router())
         .split_for_parts()
 }
 

@@ -50,6 +50,8 @@ pub fn add(document: &mut Value) {
     super::automation_rules::add(document);
     super::fleet_rules::add(document);
     super::skills_rules::add(document);
+    super::mcp_rules::add(document);
+    super::sessions_rules::add(document);
 }
 
 /// The prefix of the ids a path parameter takes, if the runtime makes them.

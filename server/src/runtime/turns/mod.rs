@@ -70,6 +70,8 @@ pub struct TurnManager {
     agents: Arc<SubAgents>,
     /// `$CODEWHALE_HOME`: where the user's global instructions are.
     home: std::path::PathBuf,
+    /// The configured MCP servers whose tools every turn is offered.
+    mcp: Arc<crate::runtime::mcp::McpServersHost>,
 }
 
 impl TurnManager {
@@ -83,6 +85,10 @@ impl TurnManager {
         Self {
             agents,
             home: home.to_path_buf(),
+            mcp: Arc::new(crate::runtime::mcp::McpServersHost::new(
+                home,
+                home.to_path_buf(),
+            )),
             approvals: Arc::new(Approvals::new(store.clone(), DEFAULT_TIMEOUT)),
             user_inputs: Arc::new(UserInputs::new(store.clone(), DEFAULT_TIMEOUT)),
             client_tools: Arc::new(ClientTools::new(store.clone(), DEFAULT_TIMEOUT)),
@@ -95,6 +101,12 @@ impl TurnManager {
 
     /// How long approvals, questions and client tool calls wait for their
     /// client (300 s unless a test or `codewhale exec` says otherwise).
+    /// The configured MCP servers, shared with the runtime's API.
+    pub fn with_mcp(mut self, mcp: Arc<crate::runtime::mcp::McpServersHost>) -> Self {
+        self.mcp = mcp;
+        self
+    }
+
     pub fn with_wait_timeout(mut self, timeout: Duration) -> Self {
         self.approvals = Arc::new(Approvals::new(self.store.clone(), timeout));
         self.user_inputs = Arc::new(UserInputs::new(self.store.clone(), timeout));

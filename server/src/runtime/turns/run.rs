@@ -98,6 +98,7 @@ impl TurnManager {
                         checkpoint: checkpoint.clone(),
                         hosted,
                         agents,
+                        mcp: manager.mcp.clone(),
                     };
                     let run = AssertUnwindSafe(manager.engine.run(context)).catch_unwind();
                     tokio::select! {
