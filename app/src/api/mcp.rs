@@ -62,11 +62,12 @@ pub async fn add_mcp_server(draft: McpDraft) -> Result<String, ServiceError> {
             .collect()
     };
     let mut values = std::collections::BTreeMap::new();
-    for line in lines(&draft.values) {
+    for (n, line) in lines(&draft.values).into_iter().enumerate() {
+        // The line itself is not repeated: it may hold a secret.
         let Some((key, value)) = line.split_once('=') else {
             return Err(ServiceError::new(
                 400,
-                format!("{line:?} is not NAME=value"),
+                format!("line {} of the values is not NAME=value", n + 1),
             ));
         };
         values.insert(key.trim().to_string(), value.trim().to_string());

@@ -182,7 +182,7 @@ fn AddForm(added: Callback<()>) -> impl IntoView {
         <details class="card automation-form">
             <summary class="button primary" data-test="add-mcp-server">"Add a server"</summary>
             <form on:submit=submit class="stack" aria-label="Add an MCP server">
-                <label>"Name (letters, digits, _ and -)"
+                <label>"Name (letters, digits and -)"
                     <input name="name" prop:value=name on:input=on_name required data-test="mcp-name" />
                 </label>
                 <label>"Program to run, or an http(s) URL"

@@ -53,10 +53,10 @@ pub(super) async fn run_tool(
     let execute = |env| execute(env, extra.as_deref(), call, &item);
     // A trusted server's tool runs unasked, yet may still change things:
     // read-only modes take only what declares it changes nothing.
-    let changes = request.is_some()
-        || extra
-            .as_ref()
-            .is_some_and(|extra| !extra.read_only(&call.name));
+    let changes = match &extra {
+        Some(extra) => !extra.read_only(&call.name),
+        None => request.is_some(),
+    };
     let result = match (env, request) {
         (Err(error), _) => Err(error.clone()),
         (Ok(_), _) if changes && !turn.settings.mode.may_change() => {

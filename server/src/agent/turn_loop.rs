@@ -58,8 +58,16 @@ pub(super) async fn run_turn(model: Model, mut turn: TurnContext) -> Outcome {
             .map_err(tools::ToolError::from),
         None => Err(tools::ToolError("this thread has no workspace".into())),
     };
-    // The configured MCP servers' tools, beside any the client brought.
-    if let Some(configured) = turn.mcp.turn_tools().await {
+    // The configured MCP servers' tools, beside any the client brought. A
+    // server's trust counts only where a person could have been asked (not
+    // in `codewhale_run`, nor `exec` without --auto-approve).
+    let honour_trust = turn.client.can_be_answered();
+    let mut interrupt = turn.interrupt.clone();
+    let configured = tokio::select! {
+        tools = turn.mcp.turn_tools(honour_trust) => tools,
+        _ = interrupt.changed() => return Outcome::Interrupted { usage },
+    };
+    if let Some(configured) = configured {
         turn.hosted.extra = Some(match turn.hosted.extra.take() {
             Some(client) => Arc::new(Joined(client, configured)),
             None => configured,

@@ -169,7 +169,15 @@ pub fn value_free(message: &str) -> String {
         match after.find(quote) {
             Some(end) => {
                 let inner = &after[..end];
+                // Backquoted names are kept where serde names a field or
+                // lists what it expected; elsewhere (`invalid type: integer
+                // `5``, `unknown variant `x``) backquotes hold the value.
+                let naming = out.ends_with("field ")
+                    || out.ends_with("one of ")
+                    || out.ends_with("`, ")
+                    || out.ends_with("expected ");
                 let key_like = quote == '`'
+                    && naming
                     && !inner.is_empty()
                     && inner.len() <= 64
                     && inner
@@ -217,6 +225,14 @@ mod tests {
             "runtime_api.device_session_days must be between 1 and 365"
         );
         assert_eq!(value_free("a `key with spaces` here"), "a `…` here");
+        assert_eq!(
+            value_free("invalid type: integer `123456`, expected a string"),
+            "invalid type: integer `…`, expected a string"
+        );
+        assert_eq!(
+            value_free("unknown variant `sk-abc-123`, expected one of `one`, `none`"),
+            "unknown variant `…`, expected one of `one`, `none`"
+        );
     }
 
     #[test]

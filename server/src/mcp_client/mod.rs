@@ -36,6 +36,8 @@ const MAX_NAME: usize = 64;
 pub struct McpTools {
     servers: Vec<Arc<Server>>,
     tools: Vec<Offered>,
+    /// Names two tools shared: neither is offered.
+    collided: std::collections::HashSet<String>,
 }
 
 /// A server connected and its tools listed. Dropping the last handle
@@ -97,6 +99,9 @@ pub struct Policy {
     /// Told of a call that failed at the transport (`closed`: the server is
     /// gone) or went unanswered.
     pub on_failure: Option<Arc<dyn Fn(&str, bool) + Send + Sync>>,
+    /// Text no error may repeat (the server's configured variable and header
+    /// values, a URL's password and query): transport errors quote URLs.
+    pub secrets: Arc<[String]>,
 }
 
 impl Default for Policy {
@@ -105,6 +110,7 @@ impl Default for Policy {
             trusted: None,
             call_timeout: CALL_TIMEOUT,
             on_failure: None,
+            secrets: Arc::new([]),
         }
     }
 }
@@ -167,8 +173,15 @@ impl McpTools {
                 break;
             }
             let exposed = exposed_name(&name, &tool.name);
-            if self.tools.iter().any(|t| t.exposed == exposed) {
-                tracing::warn!(server = %name, tool = %tool.name, "an MCP tool's name collides after shortening; left out");
+            if self.collided.contains(&exposed) {
+                continue;
+            }
+            if let Some(at) = self.tools.iter().position(|t| t.exposed == exposed) {
+                // Neither: a call must never reach a server it was not
+                // meant for.
+                let other = self.tools.remove(at);
+                self.collided.insert(exposed);
+                tracing::warn!(server = %name, tool = %tool.name, other = %other.server.name, "two MCP tools share a name after shortening; both left out");
                 continue;
             }
             self.tools.push(Offered {
@@ -250,6 +263,7 @@ impl ExtraTools for McpTools {
                 return Err("arguments must be a JSON object".into());
             };
             let failed = |error: String, closed: bool| {
+                let error = redact(&error, &policy.secrets);
                 if let Some(tell) = &policy.on_failure {
                     tell(&error, closed);
                 }
@@ -305,6 +319,17 @@ pub async fn list_tools(service: &Service) -> Result<Vec<Tool>, String> {
         }
     }
     Ok(tools)
+}
+
+/// `text` with every secret (three characters or more) replaced by `…`.
+pub fn redact(text: &str, secrets: &[String]) -> String {
+    let mut text = text.to_string();
+    for secret in secrets.iter().filter(|s| s.len() >= 3) {
+        if text.contains(secret.as_str()) {
+            text = text.replace(secret.as_str(), "…");
+        }
+    }
+    text
 }
 
 /// A result's content as text: text blocks as they are, structured
@@ -367,6 +392,15 @@ mod tests {
         assert_eq!(exposed_name("fs", "read_file"), "mcp__fs__read_file");
         assert_eq!(exposed_name("my server", "a.b/c"), "mcp__my_server__a_b_c");
         assert_eq!(exposed_name("s", &"x".repeat(100)).len(), MAX_NAME);
+    }
+
+    #[test]
+    fn errors_lose_their_secrets() {
+        let secrets = vec!["s3cret".to_string(), "ab".to_string()];
+        assert_eq!(
+            redact("https://u:s3cret@h/ failed (ab)", &secrets),
+            "https://u:…@h/ failed (ab)"
+        );
     }
 
     #[test]

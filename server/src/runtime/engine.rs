@@ -153,6 +153,12 @@ impl ClientGate {
         }
     }
 
+    /// Whether someone can answer this turn's approvals (auto-approval
+    /// aside): false where every approval is denied at once.
+    pub fn can_be_answered(&self) -> bool {
+        self.approvals.can_be_answered()
+    }
+
     /// Waits for an approval; a failure to record it counts as a denial.
     pub async fn approve(&self, request: ApprovalRequest) -> Decision {
         let auto = self.auto_approves().await;

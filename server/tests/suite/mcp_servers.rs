@@ -480,3 +480,98 @@ async fn bad_and_hostile_requests_change_nothing() {
     let servers = get(&s, "/v1/apps/mcp/servers").await;
     assert_eq!(servers["servers"].as_array().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn read_only_modes_take_only_tools_that_say_they_change_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let workspace = dir.path().canonicalize().unwrap();
+    std::fs::write(workspace.join("plan.txt"), "PLAN-CONTENT\n").unwrap();
+    let s = setup_in_workspace(&workspace, json!({"mode": "plan"})).await;
+    add(
+        &s,
+        json!({
+            "name": "fs", "command": node(), "trusted": true,
+            "args": [node_module("@modelcontextprotocol/server-filesystem/dist/index.js"), workspace],
+        }),
+    )
+    .await;
+    add(
+        &s,
+        json!({
+            "name": "everything", "command": node(),
+            "args": [node_module("@modelcontextprotocol/server-everything/dist/index.js"), "stdio"],
+        }),
+    )
+    .await;
+    // A trusted read runs unasked; a trusted write is neither offered nor
+    // run when called anyway; an untrusted read-only tool is asked for.
+    s.mock.push(tool_call(
+        "mcp__fs__read_text_file",
+        json!({"path": workspace.join("plan.txt")}),
+    ));
+    s.mock.push(tool_call(
+        "mcp__fs__write_file",
+        json!({"path": workspace.join("new.txt"), "content": "x"}),
+    ));
+    s.mock.push(tool_call("mcp__everything__echo", json!({"message": "asked"})));
+    s.mock.push(Reply::text(&["planned"]));
+    let mut reader = s.events_from_now().await;
+    s.start("plan it").await;
+    let required = reader.payload("approval.required").await;
+    assert_eq!(required["tool_name"], "mcp__everything__echo");
+    s.api
+        .decide_approval(
+            required["approval_id"].as_str().unwrap(),
+            json!({"decision": "allow"}),
+        )
+        .await;
+    reader.until("turn.completed").await;
+    let detail = s.detail().await;
+    let calls: Vec<_> = detail
+        .items
+        .iter()
+        .filter(|i| i.kind == protocol::ItemKind::ToolCall)
+        .collect();
+    let status = |tool: &str| {
+        let item = calls
+            .iter()
+            .find(|i| i.metadata["tool"] == tool)
+            .unwrap_or_else(|| panic!("{tool} in {calls:?}"));
+        (item.status.as_str().to_string(), item.detail.clone().unwrap_or_default())
+    };
+    let read = status("mcp__fs__read_text_file");
+    assert_eq!(read.0, "completed");
+    assert!(read.1.contains("PLAN-CONTENT"));
+    let write = status("mcp__fs__write_file");
+    assert_eq!(write.0, "failed");
+    assert!(write.1.contains("read-only"), "{}", write.1);
+    assert!(!workspace.join("new.txt").exists());
+    assert_eq!(status("mcp__everything__echo").0, "completed");
+    let tools = offered(&s, 0);
+    assert!(tools.contains(&"mcp__fs__read_text_file".to_string()));
+    assert!(!tools.contains(&"mcp__fs__write_file".to_string()));
+    assert!(!tools.contains(&"mcp__everything__toggle-simulated-logging".to_string()));
+}
+
+#[tokio::test]
+async fn a_url_server_never_shows_its_credentials_even_in_errors() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = setup_in_workspace(dir.path(), json!({})).await;
+    let added = add(
+        &s,
+        json!({
+            "name": "web", "url": "http://user:pw-secret-1@127.0.0.1:9/mcp?key=q-secret-2",
+            "headers": {"Authorization": "Bearer header-secret-3"},
+            "startup_timeout_seconds": 2,
+        }),
+    )
+    .await;
+    assert_eq!(added["url"], "http://127.0.0.1:9/mcp");
+    let listing = get(&s, "/v1/apps/mcp/tools").await;
+    let web = &listing["servers"][0];
+    assert_eq!(web["status"], "failed", "{web}");
+    let text = listing.to_string() + &get(&s, "/v1/apps/mcp/servers").await.to_string();
+    for secret in ["pw-secret-1", "q-secret-2", "header-secret-3"] {
+        assert!(!text.contains(secret), "{secret} in {text}");
+    }
+}

@@ -40,6 +40,12 @@ pub struct Approvals {
 }
 
 impl Approvals {
+    /// Whether an approval can be answered at all (a zero wait, as in
+    /// `codewhale exec` or `codewhale_run`, denies every one at once).
+    pub fn can_be_answered(&self) -> bool {
+        !self.timeout.is_zero()
+    }
+
     pub fn new(store: Arc<Store>, timeout: Duration) -> Self {
         Self {
             pending: PendingSet::new(store),

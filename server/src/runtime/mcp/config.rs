@@ -6,7 +6,10 @@
 //! file still loads, and renames a temporary file over it (mode 0600: it
 //! holds the servers' secrets).
 
-use crate::config::{Config, CONFIG_FILE};
+use crate::{
+    config::{Config, CONFIG_FILE},
+    diagnostics::config_report::value_free,
+};
 use serde::{Deserialize, Serialize};
 use std::{
     collections::BTreeMap,
@@ -17,8 +20,10 @@ use std::{
 };
 
 const LOCK_FILE: &str = "config.lock";
-/// Server names: what an exposed tool name can carry unchanged.
-pub const NAME_PATTERN: &str = "^[A-Za-z0-9_-]{1,32}$";
+/// Server names: letters, digits and `-`. No `_`, so `mcp__<server>__<tool>`
+/// always says which server a tool is on (`a` + `b__c` and `a__b` + `c`
+/// would otherwise be one name).
+pub const NAME_PATTERN: &str = "^[A-Za-z0-9-]{1,32}$";
 pub const MAX_NAME_CHARS: usize = 32;
 pub const DEFAULT_STARTUP_TIMEOUT: u64 = 30;
 pub const MAX_STARTUP_TIMEOUT: u64 = 600;
@@ -92,7 +97,7 @@ impl ServerEntry {
         let what = format!("mcp.servers.{name}");
         if !valid_name(name) {
             return Err(format!(
-                "{what}: a server's name is 1 to {MAX_NAME_CHARS} letters, digits, '_' or '-'"
+                "{what}: a server's name is 1 to {MAX_NAME_CHARS} letters, digits or '-'"
             ));
         }
         match (&self.command, &self.url) {
@@ -151,9 +156,37 @@ impl ServerEntry {
 
 pub fn valid_name(name: &str) -> bool {
     (1..=MAX_NAME_CHARS).contains(&name.len())
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+}
+
+impl ServerEntry {
+    /// What no error or record may repeat: variable and header values (and
+    /// a bearer token alone), and any password or query of its URL and of
+    /// URL-like arguments.
+    pub fn secrets(&self) -> Vec<String> {
+        let mut secrets: Vec<String> = self.env.values().cloned().collect();
+        for value in self.headers.values() {
+            secrets.push(value.clone());
+            if let Some((_, token)) = value.split_once(' ') {
+                secrets.push(token.trim().to_string());
+            }
+        }
+        let urls = self
+            .url
+            .iter()
+            .chain(self.args.iter().filter(|a| a.contains("://")));
+        for url in urls {
+            if let Ok(parsed) = reqwest::Url::parse(url) {
+                secrets.extend(parsed.password().map(str::to_string));
+                secrets.extend(parsed.query().map(str::to_string));
+                secrets.extend(parsed.fragment().map(str::to_string));
+            }
+        }
+        secrets.retain(|s| s.len() >= 3);
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        secrets.dedup();
+        secrets
+    }
 }
 
 fn regex_lite_match_env(key: &str) -> bool {
@@ -180,6 +213,13 @@ fn check_url(url: &str) -> Result<(), String> {
         return Err("the url must be http:// or https:// with a host".into());
     }
     Ok(())
+}
+
+/// ` (line N)` of a span, for messages that must not quote the line.
+fn line_of(text: &str, span: Option<std::ops::Range<usize>>) -> String {
+    span.and_then(|span| text.get(..span.start))
+        .map(|before| format!(" (line {})", before.matches('\n').count() + 1))
+        .unwrap_or_default()
 }
 
 /// `[mcp]` alone: the rest of the file is the commands' to check.
@@ -213,8 +253,10 @@ impl ServerFile {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(BTreeMap::new()),
             Err(e) => return Err(format!("cannot read {CONFIG_FILE}: {e}")),
         };
-        let only: McpOnly =
-            toml::from_str(&text).map_err(|e| format!("{CONFIG_FILE}: {}", e.message()))?;
+        let only: McpOnly = toml::from_str(&text).map_err(|e| {
+            let line = line_of(&text, e.span());
+            format!("{CONFIG_FILE}{line}: {}", value_free(e.message()))
+        })?;
         Ok(only.mcp.servers)
     }
 
@@ -240,9 +282,11 @@ impl ServerFile {
             Err(e) if e.kind() == io::ErrorKind::NotFound => String::new(),
             Err(e) => return Err(Edit::io(e)),
         };
-        let mut document: toml_edit::DocumentMut = text
-            .parse()
-            .map_err(|e| Edit::Damaged(format!("{CONFIG_FILE} does not parse: {e}")))?;
+        let mut document: toml_edit::DocumentMut =
+            text.parse().map_err(|e: toml_edit::TomlError| {
+                let line = line_of(&text, e.span());
+                Edit::Damaged(format!("{CONFIG_FILE} does not parse{line}"))
+            })?;
         let current = self.read().map_err(Edit::Damaged)?;
         if current.len() >= MAX_SERVERS && !current.contains_key(name) {
             return Err(Edit::Conflict(format!(
@@ -280,8 +324,8 @@ impl ServerFile {
         let text = document.to_string();
         // Never write a file the next start would refuse.
         toml::from_str::<Config>(&text)
-            .map_err(|e| Edit::Invalid(e.message().to_string()))
-            .and_then(|config| config.check().map_err(Edit::Invalid))?;
+            .map_err(|e| Edit::Invalid(value_free(e.message())))
+            .and_then(|config| config.check().map_err(|m| Edit::Invalid(value_free(&m))))?;
         self.replace(text.as_bytes()).map_err(Edit::io)?;
         drop(lock);
         Ok(answer)

@@ -57,7 +57,7 @@ impl McpServersHost {
     /// The tools of every enabled server, for one turn: servers not running
     /// are started and waited on (each within its start-up timeout); one
     /// that fails is left out (its record says why). `None`: none.
-    pub async fn turn_tools(&self) -> Option<Arc<dyn ExtraTools>> {
+    pub async fn turn_tools(&self, honour_trust: bool) -> Option<Arc<dyn ExtraTools>> {
         let entries = match self.read().await {
             Ok(entries) => entries,
             Err(error) => {
@@ -80,7 +80,9 @@ impl McpServersHost {
         let offered: Vec<_> = enabled
             .iter()
             .zip(ready)
-            .filter_map(|((name, entry), server)| Some((server?, self.pool.policy(name, entry))))
+            .filter_map(|((name, entry), server)| {
+                Some((server?, self.pool.policy(name, entry, honour_trust)))
+            })
             .collect();
         let tools = McpTools::offer(offered);
         (!tools.is_empty()).then(|| Arc::new(tools) as Arc<dyn ExtraTools>)
@@ -93,6 +95,7 @@ impl McpServersHost {
 
     fn record(&self, name: &str, entry: &ServerEntry) -> McpServerRecord {
         let standing = self.pool.standing(name, entry);
+        let secrets = entry.secrets();
         let (last_error, last_error_at) = standing.last_error.unzip();
         McpServerRecord {
             name: name.to_string(),
@@ -101,7 +104,11 @@ impl McpServersHost {
                 None => McpTransport::Stdio,
             },
             command: entry.command.clone(),
-            args: entry.args.clone(),
+            args: entry
+                .args
+                .iter()
+                .map(|arg| mcp_client::redact(arg, &secrets))
+                .collect(),
             cwd: entry.cwd.clone(),
             url: entry.url.as_deref().map(without_credentials),
             env: entry.env.keys().cloned().collect(),
@@ -159,15 +166,18 @@ impl McpServersHost {
     }
 }
 
-/// An endpoint as a record shows it: any `user:password@` part removed.
+/// An endpoint as a record shows it: without `user:password@`, query and
+/// fragment (any of them may carry a key).
 fn without_credentials(url: &str) -> String {
     match reqwest::Url::parse(url) {
-        Ok(mut parsed) if !parsed.username().is_empty() || parsed.password().is_some() => {
+        Ok(mut parsed) => {
             let _ = parsed.set_username("");
             let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
             parsed.to_string()
         }
-        _ => url.to_string(),
+        Err(_) => "…".into(),
     }
 }
 
@@ -180,7 +190,7 @@ fn check_request(
 ) -> Result<(), RuntimeError> {
     if !config::valid_name(name) {
         return Err(RuntimeError::Invalid(format!(
-            "a server's name is 1 to {} letters, digits, '_' or '-'",
+            "a server's name is 1 to {} letters, digits or '-'",
             config::MAX_NAME_CHARS
         )));
     }
@@ -407,7 +417,7 @@ mod tests {
     #[test]
     fn records_never_show_credentials_in_a_url() {
         assert_eq!(
-            without_credentials("https://me:secret@mcp.example.com/x"),
+            without_credentials("https://me:secret@mcp.example.com/x?key=k#f"),
             "https://mcp.example.com/x"
         );
         assert_eq!(

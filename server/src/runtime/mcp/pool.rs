@@ -44,6 +44,9 @@ enum State {
     Failed {
         retry_at: Instant,
     },
+    /// It ran and stopped (crashed, or closed its connection): started
+    /// again on the next use, with no back-off.
+    Stopped,
 }
 
 #[derive(Default)]
@@ -79,6 +82,17 @@ pub enum Use {
 
 type Slots = Arc<Mutex<HashMap<String, Slot>>>;
 
+/// Generations are unique across slots and their removal: a late report
+/// about a deleted server can never match a new server of the same name.
+static GENERATIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    GENERATIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+/// What "stopped" says when the connection is found closed.
+const STOPPED: &str = "stopped: the server exited or closed its connection";
+
 pub struct Pool {
     slots: Slots,
     /// A stdio server's directory when its entry names none.
@@ -109,7 +123,7 @@ impl Pool {
             *slot = Slot {
                 starts: slot.starts,
                 last_error: slot.last_error.take(),
-                generation: slot.generation + 1,
+                generation: next_generation(),
                 ..Slot::default()
             };
             slot.entry = Some(entry.clone());
@@ -119,18 +133,16 @@ impl Pool {
                 return Use::Ready(server.clone());
             }
             State::Ready { .. } => {
-                slot.last_error = Some((
-                    "stopped: the server exited or closed its connection".into(),
-                    clock::now(),
-                ));
+                slot.last_error = Some((STOPPED.into(), clock::now()));
             }
+            State::Stopped => {}
             State::Starting(starting) => return Use::Starting(starting.clone()),
             State::Failed { retry_at } if !force && Instant::now() < *retry_at => {
                 return Use::Failed;
             }
             State::Failed { .. } | State::Idle => {}
         }
-        slot.generation += 1;
+        slot.generation = next_generation();
         slot.starts += 1;
         let starting = self.start(name, entry, slot.generation);
         slot.state = State::Starting(starting.clone());
@@ -141,11 +153,15 @@ impl Pool {
     /// stop it), and records how it went.
     fn start(&self, name: &str, entry: &ServerEntry, generation: u64) -> Starting {
         let spec = self.spec(name, entry);
+        let secrets = entry.secrets();
         let timeout = Duration::from_secs(entry.startup_timeout());
         let slots = self.slots.clone();
         let name = name.to_string();
         let task = tokio::spawn(async move {
-            let result = Server::start(&spec, timeout).await.map(Arc::new);
+            let result = Server::start(&spec, timeout)
+                .await
+                .map(Arc::new)
+                .map_err(|error| crate::mcp_client::redact(&error, &secrets));
             let mut slots = slots.lock().unwrap_or_else(|p| p.into_inner());
             if let Some(slot) = slots.get_mut(&name).filter(|s| s.generation == generation) {
                 match &result {
@@ -206,12 +222,15 @@ impl Pool {
     }
 
     /// How calls to this server's tools go, and who hears of a failed one.
-    pub fn policy(&self, name: &str, entry: &ServerEntry) -> Policy {
+    /// `honour_trust`: false where nobody could have been asked, so even a
+    /// trusted server's tools are put to an approval (denied at once).
+    pub fn policy(&self, name: &str, entry: &ServerEntry, honour_trust: bool) -> Policy {
         let generation = self.slots().get(name).map_or(0, |s| s.generation);
         let slots = self.slots.clone();
         let server = name.to_string();
         Policy {
-            trusted: Some(entry.trusted),
+            trusted: Some(entry.trusted && honour_trust),
+            secrets: entry.secrets().into(),
             call_timeout: Duration::from_secs(entry.tool_timeout()),
             on_failure: Some(Arc::new(move |error: &str, closed: bool| {
                 let mut slots = slots.lock().unwrap_or_else(|p| p.into_inner());
@@ -224,16 +243,24 @@ impl Pool {
                 slot.last_error = Some((error.to_string(), clock::now()));
                 if closed {
                     // Started again on the next use.
-                    slot.state = State::Idle;
+                    slot.state = State::Stopped;
                     tracing::warn!(server = %server, %error, "an MCP server stopped");
                 }
             })),
         }
     }
 
-    /// Where the server stands (nothing is started).
+    /// Where the server stands (nothing is started). A connection found
+    /// closed is let go here, so its process group is killed while its id
+    /// still names it.
     pub fn standing(&self, name: &str, entry: &ServerEntry) -> Standing {
-        let slots = self.slots();
+        let mut slots = self.slots();
+        if let Some(slot) = slots.get_mut(name) {
+            if matches!(&slot.state, State::Ready { server, .. } if server.is_closed()) {
+                slot.state = State::Stopped;
+                slot.last_error = Some((STOPPED.into(), clock::now()));
+            }
+        }
         let Some(slot) = slots.get(name) else {
             return Standing {
                 status: idle_or_disabled(entry),
@@ -249,26 +276,16 @@ impl Pool {
             _ if !current => (McpServerStatus::Idle, None, None),
             State::Idle => (McpServerStatus::Idle, None, None),
             State::Starting(_) => (McpServerStatus::Starting, None, None),
-            State::Ready { server, .. } if server.is_closed() => {
-                (McpServerStatus::Failed, None, None)
-            }
             State::Ready { server, since } => (
                 McpServerStatus::Ready,
                 Some(since.clone()),
                 Some(server.tools().len() as u64),
             ),
-            State::Failed { .. } => (McpServerStatus::Failed, None, None),
-        };
-        let last_error = match (&slot.state, status) {
-            (State::Ready { server, .. }, McpServerStatus::Failed) if server.is_closed() => Some((
-                "stopped: the server exited or closed its connection".to_string(),
-                clock::now(),
-            )),
-            _ => slot.last_error.clone(),
+            State::Failed { .. } | State::Stopped => (McpServerStatus::Failed, None, None),
         };
         Standing {
             status,
-            last_error,
+            last_error: slot.last_error.clone(),
             started_at,
             tool_count,
             starts: slot.starts,
@@ -280,7 +297,7 @@ impl Pool {
     /// connection until it ends.
     pub fn stop(&self, name: &str) {
         if let Some(slot) = self.slots().get_mut(name) {
-            slot.generation += 1;
+            slot.generation = next_generation();
             slot.state = State::Idle;
             slot.entry = None;
         }

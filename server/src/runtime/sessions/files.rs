@@ -8,10 +8,13 @@ use nix::libc;
 use protocol::{SessionDetail, SessionMetadata};
 use serde::de::IgnoredAny;
 use std::{
+    collections::HashMap,
     fs::{self, OpenOptions},
     io::{self, Read, Write},
     os::unix::fs::OpenOptionsExt,
     path::{Path, PathBuf},
+    sync::{LazyLock, Mutex},
+    time::SystemTime,
 };
 
 pub const DIR: &str = "sessions";
@@ -56,6 +59,11 @@ impl From<io::Error> for FileError {
         }
     }
 }
+
+/// Metadata already read, by file, with the modification time and size it
+/// was read at: a listing reads only files that changed.
+type Known = HashMap<PathBuf, (SystemTime, u64, SessionMetadata)>;
+static METADATA: LazyLock<Mutex<Known>> = LazyLock::new(Default::default);
 
 /// Only the metadata, the rest skipped unread into memory.
 #[derive(serde::Deserialize)]
@@ -123,7 +131,7 @@ impl SessionFiles {
             Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
             Err(e) => return Err(FileError::Io(e)),
         };
-        let mut files: Vec<(std::time::SystemTime, String)> = entries
+        let mut files: Vec<(SystemTime, String)> = entries
             .filter_map(Result::ok)
             .filter_map(|entry| {
                 let name = entry.file_name().into_string().ok()?;
@@ -134,14 +142,31 @@ impl SessionFiles {
             .collect();
         files.sort_by(|a, b| b.0.cmp(&a.0));
         files.truncate(MAX_SCANNED);
+        let mut known = METADATA.lock().unwrap_or_else(|p| p.into_inner());
+        // Forget this folder's files that are gone.
+        known.retain(|path, _| {
+            path.parent() != Some(self.dir.as_path())
+                || files.iter().any(|(_, id)| *path == self.path(id))
+        });
         let mut sessions = Vec::new();
-        for (_, id) in files {
-            let read = self.bytes(&self.path(&id)).and_then(|bytes| {
+        for (modified, id) in files {
+            let path = self.path(&id);
+            let size = fs::symlink_metadata(&path).map_or(0, |m| m.len());
+            if let Some((at, bytes, metadata)) = known.get(&path) {
+                if *at == modified && *bytes == size {
+                    sessions.push(metadata.clone());
+                    continue;
+                }
+            }
+            let read = self.bytes(&path).and_then(|bytes| {
                 serde_json::from_slice::<MetadataOnly>(&bytes)
                     .map_err(|e| FileError::Unreadable(e.to_string()))
             });
             match read {
-                Ok(only) if only.metadata.id == id => sessions.push(only.metadata),
+                Ok(only) if only.metadata.id == id => {
+                    known.insert(path, (modified, size, only.metadata.clone()));
+                    sessions.push(only.metadata);
+                }
                 Ok(_) => {
                     tracing::warn!(session = %id, "a session file names another session; skipped")
                 }
@@ -150,6 +175,7 @@ impl SessionFiles {
                 }
             }
         }
+        drop(known);
         sessions.sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(b.id.cmp(&a.id)));
         Ok(sessions)
     }

@@ -61,6 +61,15 @@ fn summary(text: &str) -> String {
     }
 }
 
+/// At most `max` characters, on one line.
+fn clip(text: &str, max: usize) -> String {
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.char_indices().nth(max) {
+        Some((cut, _)) => line[..cut].to_string(),
+        None => line,
+    }
+}
+
 impl Runtime {
     fn session_files(&self) -> SessionFiles {
         SessionFiles::new(&self.home)
@@ -201,7 +210,9 @@ impl Runtime {
                 .model
                 .clone()
                 .filter(|m| !m.trim().is_empty()),
-            title: Some(session.metadata.title.clone()).filter(|t| !t.trim().is_empty()),
+            // A hand-written or legacy title may be longer than a thread's.
+            title: Some(clip(&session.metadata.title, threads::MAX_TITLE_CHARS))
+                .filter(|t| !t.trim().is_empty()),
             system_prompt: Some(session.system_prompt.clone()).filter(|p| !p.is_empty()),
             ..CreateThread::default()
         };
