@@ -46,7 +46,8 @@ pub struct McpServerRecord {
     pub command: Option<String>,
     #[serde(default)]
     pub args: Vec<String>,
-    /// A stdio server's working directory (default: the runtime's workspace).
+    /// A stdio server's working directory (default: codewhale's home, never
+    /// a workspace).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cwd: Option<String>,
     /// An HTTP server's endpoint, without any user or password part.

@@ -70,7 +70,7 @@ pub struct Sessions {
 #[serde(deny_unknown_fields)]
 pub struct ListSessions {
     /// At most this many (1–500, default 50).
-    #[serde(default, deserialize_with = "crate::devices::whole_number")]
+    #[serde(default)]
     pub limit: Option<u64>,
     /// Only sessions whose title, name or id holds this (any case).
     #[serde(default)]

@@ -2398,7 +2398,10 @@ export interface components {
             /** @description A stdio server's program and arguments. */
             command?: string | null;
             args?: string[];
-            /** @description A stdio server's working directory (default: the runtime's workspace). */
+            /**
+             * @description A stdio server's working directory (default: codewhale's home, never
+             *     a workspace).
+             */
             cwd?: string | null;
             /** @description An HTTP server's endpoint, without any user or password part. */
             url?: string | null;

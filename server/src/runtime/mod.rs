@@ -114,9 +114,12 @@ impl Runtime {
             options.sub_agents,
             &options.home,
         ));
+        // A stdio server with no `cwd` runs in the home, never in a
+        // workspace: `npx`, `uvx` and `python -m` read a cloned repository's
+        // own `.npmrc`, `uv.toml` or modules from their directory.
         let mcp = Arc::new(mcp::McpServersHost::new(
             &options.home,
-            options.default_workspace.clone(),
+            options.home.clone(),
         ));
         let turns = Arc::new(
             TurnManager::new(

@@ -513,7 +513,10 @@ async fn read_only_modes_take_only_tools_that_say_they_change_nothing() {
         "mcp__fs__write_file",
         json!({"path": workspace.join("new.txt"), "content": "x"}),
     ));
-    s.mock.push(tool_call("mcp__everything__echo", json!({"message": "asked"})));
+    s.mock.push(tool_call(
+        "mcp__everything__echo",
+        json!({"message": "asked"}),
+    ));
     s.mock.push(Reply::text(&["planned"]));
     let mut reader = s.events_from_now().await;
     s.start("plan it").await;
@@ -537,7 +540,10 @@ async fn read_only_modes_take_only_tools_that_say_they_change_nothing() {
             .iter()
             .find(|i| i.metadata["tool"] == tool)
             .unwrap_or_else(|| panic!("{tool} in {calls:?}"));
-        (item.status.as_str().to_string(), item.detail.clone().unwrap_or_default())
+        (
+            item.status.as_str().to_string(),
+            item.detail.clone().unwrap_or_default(),
+        )
     };
     let read = status("mcp__fs__read_text_file");
     assert_eq!(read.0, "completed");
