@@ -88,6 +88,9 @@ impl Server {
     }
 }
 
+/// Told of a failed call: the error, and whether the server is gone.
+pub type OnFailure = Arc<dyn Fn(&str, bool) + Send + Sync>;
+
 /// How calls to one server's tools go.
 #[derive(Clone)]
 pub struct Policy {
@@ -98,7 +101,7 @@ pub struct Policy {
     pub call_timeout: Duration,
     /// Told of a call that failed at the transport (`closed`: the server is
     /// gone) or went unanswered.
-    pub on_failure: Option<Arc<dyn Fn(&str, bool) + Send + Sync>>,
+    pub on_failure: Option<OnFailure>,
     /// Text no error may repeat (the server's configured variable and header
     /// values, a URL's password and query): transport errors quote URLs.
     pub secrets: Arc<[String]>,

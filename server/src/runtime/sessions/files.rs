@@ -140,7 +140,7 @@ impl SessionFiles {
                 valid_id(&id).then_some((modified, id))
             })
             .collect();
-        files.sort_by(|a, b| b.0.cmp(&a.0));
+        files.sort_by_key(|file| std::cmp::Reverse(file.0));
         files.truncate(MAX_SCANNED);
         let mut known = METADATA.lock().unwrap_or_else(|p| p.into_inner());
         // Forget this folder's files that are gone.
