@@ -15,6 +15,7 @@ pub mod router;
 pub mod routes;
 pub mod serve;
 pub mod server_fn_edge;
+pub mod sse;
 pub mod state;
 pub mod tls;
 pub mod web_service;

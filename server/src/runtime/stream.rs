@@ -1,7 +1,11 @@
 //! The per-thread event stream: durable replay from the store in bounded
-//! batches, then live delivery, with no gap and no duplicate. The live
-//! broadcast is only a wake-up: every event is read from the store from the
-//! subscriber's own cursor, so a lagging subscriber just reads more.
+//! batches, then live delivery, with no gap and no duplicate. Live events
+//! arrive through the store's broadcast carrying the event and the seq of
+//! its thread's previous event: a subscriber whose cursor is exactly there
+//! delivers it (rendered once for every subscriber). Anything else — a wake-up
+//! without the event (another process, a big payload), an event that does
+//! not follow the cursor, a lag — sends the subscriber back to the store from
+//! its own cursor, so delivery stays lossless by construction.
 
 use crate::{
     runtime::error::RuntimeError,
@@ -14,6 +18,8 @@ use std::sync::Arc;
 use tokio::sync::{broadcast::error::RecvError, mpsc, watch};
 
 pub const BATCH: i64 = 256;
+/// Replay reads bigger batches: fewer queries for a long history.
+pub const REPLAY_BATCH: i64 = 1024;
 pub const MAX_REPLAY_LIMIT: i64 = 4096;
 
 /// One event ready for the wire.
@@ -21,8 +27,8 @@ pub const MAX_REPLAY_LIMIT: i64 = 4096;
 pub struct Frame {
     pub seq: i64,
     pub event: String,
-    /// The JSON envelope.
-    pub data: String,
+    /// The JSON envelope (shared by every subscriber of a live event).
+    pub data: Arc<str>,
 }
 
 #[derive(Serialize)]
@@ -41,6 +47,14 @@ struct Envelope<'a> {
 }
 
 fn frame(event: &StoredEvent, previous_seq: i64) -> Result<Frame, store::StoreError> {
+    Ok(Frame {
+        seq: event.seq,
+        event: event.event.clone(),
+        data: envelope(event, previous_seq)?.into(),
+    })
+}
+
+fn envelope(event: &StoredEvent, previous_seq: i64) -> Result<String, store::StoreError> {
     let payload: &RawValue = serde_json::from_str(&event.payload)
         .map_err(|e| store::StoreError::Corrupt(format!("event {} payload: {e}", event.seq)))?;
     let envelope = Envelope {
@@ -56,14 +70,38 @@ fn frame(event: &StoredEvent, previous_seq: i64) -> Result<Frame, store::StoreEr
         created_at: &event.timestamp,
         payload,
     };
-    let data =
-        serde_json::to_string(&envelope).map_err(|e| store::StoreError::Corrupt(e.to_string()))?;
-    Ok(Frame {
-        seq: event.seq,
-        event: event.event.clone(),
+    serde_json::to_string(&envelope).map_err(|e| store::StoreError::Corrupt(e.to_string()))
+}
+
+/// The frame of a carried live event whose thread's previous event is
+/// `position`; `None` when the subscriber must read the store instead.
+fn live_frame(live: &store::LiveEvent, position: i64) -> Option<Frame> {
+    if live.previous_in_thread != position {
+        return None;
+    }
+    let data = live
+        .rendered
+        .get_or_init(|| {
+            envelope(&live.event, live.previous_in_thread)
+                .ok()
+                .map(Arc::from)
+        })
+        .clone()?;
+    Some(Frame {
+        seq: live.event.seq,
+        event: live.event.event.clone(),
         data,
     })
 }
+
+/// How many times a subscriber fell further behind than the broadcast holds
+/// and caught up from the store, since the process started (tests force
+/// it; diagnostics may show it).
+pub fn lag_recoveries() -> u64 {
+    LAG_RECOVERIES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+static LAG_RECOVERIES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Where a subscription starts.
 #[derive(Clone, Copy, Debug)]
@@ -152,7 +190,8 @@ pub async fn open_with_pauses(
     let (tx, rx) = mpsc::channel(BATCH as usize);
     tokio::spawn(async move {
         loop {
-            let batch = match store::events::after(store.pool(), &thread_id, position, BATCH).await
+            let batch = match store::events::after(store.pool(), &thread_id, position, REPLAY_BATCH)
+                .await
             {
                 Ok(batch) => batch,
                 Err(error) => {
@@ -160,7 +199,7 @@ pub async fn open_with_pauses(
                     return;
                 }
             };
-            let caught_up = (batch.len() as i64) < BATCH;
+            let caught_up = (batch.len() as i64) < REPLAY_BATCH;
             pause(RaceWindow::BatchRead).await;
             for event in &batch {
                 let Ok(frame) = frame(event, position) else {
@@ -176,15 +215,25 @@ pub async fn open_with_pauses(
                 continue;
             }
             pause(RaceWindow::CaughtUp).await;
-            // Wait for something newer for this thread, the client leaving,
-            // or shutdown.
+            // Deliver carried events that follow the cursor; wait for
+            // something newer for this thread, the client leaving, or
+            // shutdown; go back to the store on anything else.
             loop {
                 tokio::select! {
                     received = live.recv() => match received {
-                        Ok(c) if *c.thread_id == *thread_id && c.seq > position => break,
+                        Ok(c) if *c.thread_id == *thread_id && c.seq > position => {
+                            let Some(frame) = c.event.as_deref().and_then(|e| live_frame(e, position)) else {
+                                break;
+                            };
+                            position = frame.seq;
+                            if tx.send(frame).await.is_err() {
+                                return;
+                            }
+                        }
                         Ok(_) => continue,
                         Err(RecvError::Lagged(missed)) => {
                             tracing::debug!(missed, "event stream fell behind; catching up from the store");
+                            LAG_RECOVERIES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
                             break;
                         }
                         Err(RecvError::Closed) => return,

@@ -1,8 +1,9 @@
 //! The append-only event log.
 
-use super::{Committed, StoreError, WriteTx};
+use super::{Committed, LiveEvent, StoreError, WriteTx, MAX_CARRIED_PAYLOAD};
 use protocol::{EventName, EventPayload};
 use sqlx::SqlitePool;
+use std::sync::Arc;
 
 /// An event to append; `seq` and `timestamp` are assigned by the store.
 /// Its payload is typed, so the name and the payload's shape always agree
@@ -63,6 +64,16 @@ impl WriteTx<'_> {
         let name = event.event();
         let payload = serde_json::to_string(&event.payload.into_value())
             .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        let timestamp = crate::clock::now();
+        let thread_id: Arc<str> = match self.newest_in_thread.get_key_value(&*event.thread_id) {
+            Some((id, _)) => id.clone(),
+            None => {
+                let newest = latest_seq_in(&mut self.tx, &event.thread_id).await?;
+                let id: Arc<str> = Arc::from(event.thread_id.as_str());
+                self.newest_in_thread.insert(id.clone(), newest);
+                id
+            }
+        };
         sqlx::query(
             "INSERT INTO events (seq, thread_id, turn_id, item_id, event, timestamp, payload)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
@@ -72,13 +83,33 @@ impl WriteTx<'_> {
         .bind(&event.turn_id)
         .bind(&event.item_id)
         .bind(name.as_str())
-        .bind(crate::clock::now())
-        .bind(payload)
+        .bind(&timestamp)
+        .bind(&payload)
         .execute(&mut *self.tx)
         .await?;
+        let previous_in_thread = self
+            .newest_in_thread
+            .insert(thread_id.clone(), seq)
+            .unwrap_or(0);
+        let carried = (payload.len() <= MAX_CARRIED_PAYLOAD).then(|| {
+            Arc::new(LiveEvent {
+                previous_in_thread,
+                event: StoredEvent {
+                    seq,
+                    thread_id: event.thread_id,
+                    turn_id: event.turn_id,
+                    item_id: event.item_id,
+                    event: name.as_str().to_string(),
+                    timestamp,
+                    payload,
+                },
+                rendered: Default::default(),
+            })
+        });
         self.appended.push(Committed {
-            thread_id: event.thread_id.into(),
+            thread_id,
             seq,
+            event: carried,
         });
         Ok(seq)
     }

@@ -53,15 +53,37 @@ pub enum StoreError {
     Corrupt(String),
 }
 
-/// A committed event, announced to live subscribers. Only a wake-up: the
-/// subscriber reads the event itself from the store, from its own cursor.
-/// Events this process commits are announced at commit; those of other
-/// processes sharing the store when `watch` sees them (and ours again).
+/// A committed event, announced to live subscribers. Events this process
+/// commits are announced at commit and carry the event itself (when small),
+/// so a subscriber that is caught up delivers it without reading the store.
+/// Those of other processes sharing the store are announced when `watch`
+/// sees them (and ours again) as a wake-up only: the subscriber reads them
+/// from the store, from its own cursor, as it does after a gap or a lag.
 #[derive(Clone, Debug)]
 pub struct Committed {
     pub thread_id: Arc<str>,
     pub seq: i64,
+    pub event: Option<Arc<LiveEvent>>,
 }
+
+/// An event carried in the broadcast, with the seq of its thread's event
+/// before it: a subscriber whose cursor is exactly there has missed
+/// nothing and may deliver it as is.
+#[derive(Debug)]
+pub struct LiveEvent {
+    pub previous_in_thread: i64,
+    pub event: StoredEvent,
+    /// The wire form, made by the first subscriber that needs it and shared
+    /// by the rest (`None`: it could not be made; read the store instead).
+    pub rendered: std::sync::OnceLock<Option<Arc<str>>>,
+}
+
+/// Events with bigger payloads are announced as wake-ups only, so the
+/// broadcast's ring of recent events stays small in memory.
+const MAX_CARRIED_PAYLOAD: usize = 16 * 1024;
+/// Ring size of the broadcast: a subscriber further behind than this is
+/// told it lagged and catches up from the store.
+const LIVE_CAPACITY: usize = 1024;
 
 pub struct Store {
     pool: SqlitePool,
@@ -94,7 +116,7 @@ impl Store {
             })?;
         migrate(&pool, &shown).await?;
         let writer = Mutex::new(SeqAllocator::load(&pool).await?);
-        let (live, _) = broadcast::channel(4096);
+        let (live, _) = broadcast::channel(LIVE_CAPACITY);
         let watcher = watch::spawn(pool.clone(), live.downgrade()).await?;
         Ok(Self {
             pool,
@@ -129,6 +151,7 @@ impl Store {
             seqs,
             live: &self.live,
             appended: Vec::new(),
+            newest_in_thread: std::collections::HashMap::new(),
         })
     }
 
@@ -160,6 +183,9 @@ pub struct WriteTx<'a> {
     seqs: MutexGuard<'a, SeqAllocator>,
     live: &'a broadcast::Sender<Committed>,
     appended: Vec<Committed>,
+    /// Each thread's newest seq as this transaction sees it (for
+    /// `LiveEvent::previous_in_thread`); looked up once per thread.
+    newest_in_thread: std::collections::HashMap<Arc<str>, i64>,
 }
 
 impl WriteTx<'_> {

@@ -1,8 +1,9 @@
 //! Wake-ups for events other processes commit to this store (a `codewhale
 //! web` and an editor's `codewhale acp` sharing `$CODEWHALE_HOME`): one
 //! cheap indexed poll per interval for the whole process, not per
-//! subscriber. Subscribers re-read from their own cursor, so a wake-up for
-//! an event they already have costs a comparison.
+//! subscriber. These are wake-ups without the event: subscribers re-read
+//! from their own cursor, so a wake-up for an event they already have costs
+//! a comparison.
 
 use super::{Committed, StoreError};
 use sqlx::SqlitePool;
@@ -75,6 +76,7 @@ pub async fn spawn(pool: SqlitePool, live: WeakSender<Committed>) -> Result<Watc
                     let _ = live.send(Committed {
                         thread_id: Arc::from(thread_id),
                         seq,
+                        event: None,
                     });
                 }
             }

@@ -227,6 +227,92 @@ async fn a_lagging_subscriber_catches_up_from_the_store() {
     assert!(reader.quiet_for(100).await);
 }
 
+/// Under load — four writers committing at once, twenty subscribers of
+/// which four stop reading until the writers are done — the stopped ones
+/// fall further behind than the live broadcast holds (their socket and
+/// channel fill with ~20 MB of events, so their tasks block). Every subscriber still gets every event of its
+/// thread once, in order, with an unbroken `previous_seq` chain.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn subscribers_forced_to_lag_under_load_still_get_every_event_once() {
+    use codewhale::runtime::stream;
+    let h = Harness::app_server().await;
+    let api = h.api().await;
+    let id = thread(&api).await;
+    let other = thread(&api).await;
+    let lags_before = stream::lag_recoveries();
+    let mut readers = Vec::new();
+    for _ in 0..20 {
+        readers.push(api.events(&id).await);
+    }
+    let (written, writers_done) = tokio::sync::watch::channel(false);
+    let writers: Vec<_> = (0..4)
+        .map(|w| {
+            let store = h.state.runtime.store().clone();
+            let (id, other) = (id.clone(), other.clone());
+            tokio::spawn(async move {
+                let text = format!("writer {w} ").repeat(900); // ~8 KB: still carried
+                let mut mine = Vec::new();
+                for i in 0..600 {
+                    let mut tx = store.begin_write().await.unwrap();
+                    mine.push(
+                        tx.append(NewEvent::thread(&id, delta(&text)))
+                            .await
+                            .unwrap(),
+                    );
+                    if i % 3 == 0 {
+                        tx.append(NewEvent::thread(&other, delta("noise")))
+                            .await
+                            .unwrap();
+                    }
+                    tx.commit().await.unwrap();
+                }
+                mine
+            })
+        })
+        .collect();
+    let checks: Vec<_> = readers
+        .into_iter()
+        .enumerate()
+        .map(|(n, mut reader)| {
+            let mut writers_done = writers_done.clone();
+            tokio::spawn(async move {
+                let (_, name, first) = reader.next().await;
+                assert_eq!(name, "thread.started");
+                let mut previous = first["seq"].as_i64().unwrap();
+                let mut seqs = Vec::new();
+                while seqs.len() < 2400 {
+                    if n % 5 == 0 && seqs.len() == 10 {
+                        // This one stops reading until every event is written.
+                        writers_done.wait_for(|done| *done).await.unwrap();
+                    }
+                    let (_, _, event) = reader.next().await;
+                    assert_eq!(
+                        event["previous_seq"], previous,
+                        "reader {n}: chain unbroken"
+                    );
+                    previous = event["seq"].as_i64().unwrap();
+                    seqs.push(previous);
+                }
+                assert!(reader.quiet_for(100).await, "reader {n}: nothing more");
+                seqs
+            })
+        })
+        .collect();
+    let mut expected = Vec::new();
+    for writer in writers {
+        expected.extend(writer.await.unwrap());
+    }
+    written.send(true).unwrap();
+    expected.sort_unstable();
+    for check in checks {
+        assert_eq!(check.await.unwrap(), expected, "every event once, in order");
+    }
+    assert!(
+        stream::lag_recoveries() > lags_before,
+        "the slow readers lagged and caught up from the store"
+    );
+}
+
 /// Commits land exactly inside each race window of the replay → live
 /// hand-off; every event must still arrive once, in order.
 #[tokio::test]
@@ -240,7 +326,7 @@ async fn handoff_is_lossless_with_commits_injected_at_every_race_window() {
         .await
         .unwrap();
     let mut expected = vec![1]; // thread.started is seq 1 in a fresh store
-    expected.extend(append(&h, &thread.id, 300).await); // more than one batch
+    expected.extend(append(&h, &thread.id, stream::REPLAY_BATCH as usize + 44).await); // more than one batch
     let injected = Arc::new(Mutex::new(Vec::new()));
     let windows_seen = Arc::new(Mutex::new(Vec::new()));
     let pauses: Pauses = {

@@ -1,7 +1,7 @@
 //! `/v1/fleet`: workers side by side, each in its own worktree and branch,
 //! and each run's event stream.
 
-use super::threads::{sse, EventsQuery};
+use super::threads::EventsQuery;
 use crate::http::{
     error::ApiError,
     extract::{Json, Path, Query},
@@ -10,14 +10,11 @@ use crate::http::{
 use axum::{
     extract::State,
     http::{HeaderMap, StatusCode},
-    response::sse::{Event, Sse},
 };
-use futures::Stream;
 use protocol::{
     CreateFleetRun, ErrorEnvelope, FleetRunDetail, FleetRuns, FleetWorker, FleetWorkers,
     ListFleetRuns,
 };
-use std::convert::Infallible;
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -142,10 +139,10 @@ async fn events(
     Path(run_id): Path<String>,
     Query(query): Query<EventsQuery>,
     headers: HeaderMap,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+) -> Result<axum::response::Response, ApiError> {
     let cursor = query.cursor(&headers)?;
     let frames = state.runtime.subscribe_fleet(&run_id, cursor).await?;
-    Ok(sse(frames))
+    Ok(crate::http::sse::response(frames))
 }
 
 /// One worker.

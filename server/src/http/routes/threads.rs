@@ -11,16 +11,12 @@ use crate::{
 use axum::{
     extract::State,
     http::{HeaderMap, StatusCode},
-    response::sse::{Event, KeepAlive, Sse},
 };
-use futures::Stream;
 use protocol::{
     CreateThread, ErrorEnvelope, ListThreads, PatchThread, ThreadDetail, ThreadRecord,
     ThreadSummary,
 };
 use serde::Deserialize;
-use std::{convert::Infallible, time::Duration};
-use tokio_stream::{wrappers::ReceiverStream, StreamExt};
 use utoipa_axum::{router::OpenApiRouter, routes};
 
 pub fn router() -> OpenApiRouter<AppState> {
@@ -151,20 +147,6 @@ impl EventsQuery {
     }
 }
 
-/// Frames as SSE: `id:` the seq, `event:` the name, `data:` the envelope,
-/// a keep-alive comment every 15 s.
-pub(super) fn sse(
-    frames: tokio::sync::mpsc::Receiver<crate::runtime::stream::Frame>,
-) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
-    let events = ReceiverStream::new(frames).map(|frame| {
-        Ok(Event::default()
-            .id(frame.seq.to_string())
-            .event(frame.event)
-            .data(frame.data))
-    });
-    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-}
-
 /// SSE. The cursor is `since_seq`, else `Last-Event-ID` (what a browser's
 /// EventSource sends when it reconnects), else 0.
 #[utoipa::path(get, path = "/v1/threads/{id}/events", tag = "events", operation_id = "streamThreadEvents",
@@ -183,12 +165,12 @@ async fn events(
     Path(id): Path<String>,
     Query(query): Query<EventsQuery>,
     headers: HeaderMap,
-) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
+) -> Result<axum::response::Response, ApiError> {
     let frames = state
         .runtime
         .subscribe(&id, query.cursor(&headers)?)
         .await?;
-    Ok(sse(frames))
+    Ok(crate::http::sse::response(frames))
 }
 
 /// The most digits a `Last-Event-ID` may have: every seq fits, and so does

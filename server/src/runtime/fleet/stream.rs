@@ -105,6 +105,6 @@ fn frame(event: &FleetEventRow, previous_seq: i64) -> Option<Frame> {
     Some(Frame {
         seq: event.seq,
         event: event.event.clone(),
-        data: serde_json::to_string(&envelope).ok()?,
+        data: serde_json::to_string(&envelope).ok()?.into(),
     })
 }
