@@ -145,25 +145,43 @@ pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<ThreadR
 }
 
 /// Newest first. `search` is a case-insensitive substring of id, title,
-/// preview or model.
+/// preview or model. Three characters or more go through the trigram index
+/// (`threads_search`); shorter ones, which no trigram can match, scan.
 pub async fn list(
     pool: &SqlitePool,
     filter: ArchiveScope,
     search: Option<&str>,
     limit: i64,
 ) -> Result<Vec<ThreadRow>, StoreError> {
+    let order = "ORDER BY updated_at DESC, id DESC LIMIT ?1";
+    let query = match search {
+        None => format!("SELECT {COLUMNS} FROM threads WHERE {} {order}", filter.sql()),
+        Some(text) if text.chars().count() >= 3 => {
+            return Ok(sqlx::query_as(&format!(
+                "SELECT {COLUMNS} FROM threads WHERE {} AND rowid IN
+                    (SELECT rowid FROM threads_search WHERE threads_search MATCH ?2) {order}",
+                filter.sql()
+            ))
+            .bind(limit)
+            // One quoted phrase: the text as a substring, whatever it holds.
+            .bind(format!("\"{}\"", text.replace('"', "\"\"")))
+            .fetch_all(pool)
+            .await?);
+        }
+        Some(_) => format!(
+            "SELECT {COLUMNS} FROM threads WHERE {} AND (
+                lower(id) LIKE ?2 ESCAPE '\\' OR lower(coalesce(title, '')) LIKE ?2 ESCAPE '\\'
+                OR lower(coalesce(preview, '')) LIKE ?2 ESCAPE '\\' OR lower(coalesce(model, '')) LIKE ?2 ESCAPE '\\')
+             {order}",
+            filter.sql()
+        ),
+    };
     let pattern = search.map(|s| format!("%{}%", escape_like(&s.to_lowercase())));
-    Ok(sqlx::query_as(&format!(
-        "SELECT {COLUMNS} FROM threads WHERE {} AND (?2 IS NULL
-            OR lower(id) LIKE ?2 ESCAPE '\\' OR lower(coalesce(title, '')) LIKE ?2 ESCAPE '\\'
-            OR lower(coalesce(preview, '')) LIKE ?2 ESCAPE '\\' OR lower(coalesce(model, '')) LIKE ?2 ESCAPE '\\')
-         ORDER BY updated_at DESC, id DESC LIMIT ?1",
-        filter.sql()
-    ))
-    .bind(limit)
-    .bind(pattern)
-    .fetch_all(pool)
-    .await?)
+    Ok(sqlx::query_as(&query)
+        .bind(limit)
+        .bind(pattern)
+        .fetch_all(pool)
+        .await?)
 }
 
 fn escape_like(text: &str) -> String {

@@ -178,10 +178,21 @@ async fn summary_searches_and_reads_git_facts() {
         ("_match", 1),
         ("%", 1),
         ("zzz", 0),
+        ("lit\"eral", 0), // a quote is text, not FTS syntax
+        ("AL_MATCH", 1),
     ] {
         let rows = api.summary(&[("search", search)]).await;
         assert_eq!(rows.len(), expected, "{search}");
     }
+    // The index follows renames in the same write, and ids are searchable.
+    api.patch_thread(&outside.id, json!({"title": "Renamed elsewhere"}))
+        .await;
+    assert!(api.summary(&[("search", "outside")]).await.is_empty());
+    let renamed = api.summary(&[("search", "ELSEWHERE")]).await;
+    assert_eq!(renamed.len(), 1);
+    assert_eq!(renamed[0].id, outside.id);
+    let by_id = api.summary(&[("search", &outside.id[4..14])]).await;
+    assert_eq!(by_id.len(), 1);
 }
 
 #[tokio::test]
