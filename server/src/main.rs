@@ -75,11 +75,17 @@ fn init_tracing() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("info"));
     // Whatever RUST_LOG says: the protocol crates log whole messages at
     // trace (answers to the agent's questions, URLs with credentials), and
-    // rmcp logs every server notification at info (a server can flood us).
-    let filter = ["agent_client_protocol=info", "rmcp=warn"]
-        .into_iter()
-        .filter_map(|directive| directive.parse().ok())
-        .fold(filter, |filter, directive| filter.add_directive(directive));
+    // rmcp logs every server notification at info (a server can flood us);
+    // tower-sessions opens an info span on every request.
+    let filter = [
+        "agent_client_protocol=info",
+        "rmcp=warn",
+        "tower_sessions=warn",
+        "tower_sessions_core=warn",
+    ]
+    .into_iter()
+    .filter_map(|directive| directive.parse().ok())
+    .fold(filter, |filter, directive| filter.add_directive(directive));
     // Colour only for a person: an editor or supervisor reading stderr of
     // a stdio transport gets plain lines.
     use std::io::IsTerminal;

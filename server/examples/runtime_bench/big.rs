@@ -33,7 +33,7 @@ fn thread_row(i: usize, workspace: &str) -> ThreadRow {
     // Distinct timestamps, so the newest-first order is the insert order.
     let at = format!("2026-01-01T00:00:00.{i:06}Z");
     ThreadRow {
-        id: format!("thr_bench{i:08}"),
+        id: format!("thr_{i:016x}"),
         created_at: at.clone(),
         updated_at: at,
         model: Some("deepseek-v4".into()),

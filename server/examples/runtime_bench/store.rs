@@ -95,6 +95,7 @@ pub async fn appends() -> Vec<Sample> {
 pub async fn read_events(client: &reqwest::Client, url: &str, count: usize) -> Duration {
     let started = Instant::now();
     let response = client.get(url).send().await.unwrap();
+    assert_eq!(response.status(), 200, "{url}");
     let mut body = response.bytes_stream();
     let mut seen = 0;
     let mut tail = Vec::new();

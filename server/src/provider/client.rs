@@ -9,7 +9,7 @@ use futures::{Stream, StreamExt};
 use protocol::Usage;
 use serde::Deserialize;
 use serde_json::Value;
-use std::{pin::Pin, time::Duration};
+use std::{pin::Pin, sync::Arc, time::Duration};
 
 pub const HEADERS_TIMEOUT: Duration = Duration::from_secs(45);
 const RETRIES: u32 = 3;
@@ -66,9 +66,11 @@ pub enum Delta {
 
 type Frames = Pin<Box<dyn Stream<Item = Result<eventsource_stream::Event, String>> + Send>>;
 
-#[derive(Clone)]
+/// The HTTP client is built on first use: building it reads every system
+/// root certificate (~10 ms), which must not delay start-up.
+#[derive(Clone, Default)]
 pub struct ChatClient {
-    http: reqwest::Client,
+    http: Arc<std::sync::OnceLock<reqwest::Client>>,
 }
 
 /// TLS for every reqwest client in the process: rustls with the ring
@@ -77,14 +79,15 @@ pub fn install_tls() {
     let _ = rustls::crypto::ring::default_provider().install_default();
 }
 
-impl Default for ChatClient {
-    fn default() -> Self {
-        install_tls();
-        let http = reqwest::Client::builder()
-            .connect_timeout(Duration::from_secs(15))
-            .build()
-            .unwrap_or_default();
-        Self { http }
+impl ChatClient {
+    fn http(&self) -> &reqwest::Client {
+        self.http.get_or_init(|| {
+            install_tls();
+            reqwest::Client::builder()
+                .connect_timeout(Duration::from_secs(15))
+                .build()
+                .unwrap_or_default()
+        })
     }
 }
 
@@ -160,7 +163,7 @@ impl ChatClient {
         body: &Value,
     ) -> Result<reqwest::Response, ProviderError> {
         let mut request = self
-            .http
+            .http()
             .post(url)
             .json(body)
             .header("accept", "text/event-stream");

@@ -9,7 +9,7 @@ use protocol::StatusCounts;
 use std::{
     collections::HashMap,
     path::Path,
-    sync::Mutex,
+    sync::{Arc, Mutex},
     time::{Duration, Instant},
 };
 
@@ -35,6 +35,9 @@ pub struct GitFacts {
 #[derive(Default)]
 pub struct GitCache {
     entries: Mutex<HashMap<String, (Instant, GitFacts)>>,
+    /// One read at a time per workspace: when an entry expires under load,
+    /// the requests that miss wait for one `git status`, not one each.
+    reading: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
 }
 
 impl GitCache {
@@ -42,7 +45,20 @@ impl GitCache {
         if let Some(hit) = self.cached(workspace) {
             return hit;
         }
+        let gate = self.gate(workspace);
+        let _reading = gate.lock().await;
+        if let Some(hit) = self.cached(workspace) {
+            return hit; // read by whoever held the gate
+        }
         self.fresh(workspace).await
+    }
+
+    fn gate(&self, workspace: &str) -> Arc<tokio::sync::Mutex<()>> {
+        let mut reading = self.reading.lock().unwrap_or_else(|p| p.into_inner());
+        if reading.len() > 1024 {
+            reading.retain(|_, gate| Arc::strong_count(gate) > 1);
+        }
+        reading.entry(workspace.to_string()).or_default().clone()
     }
 
     /// Read now, whatever is cached (and cached for the next `facts`).

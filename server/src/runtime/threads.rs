@@ -119,7 +119,11 @@ pub async fn summaries(
         .copied()
         .zip(join_all(workspaces.iter().map(|w| git.facts(w))).await)
         .collect();
-    let mut conn = store.conn().await?;
+    let turn_ids: Vec<&str> = rows
+        .iter()
+        .filter_map(|r| r.latest_turn_id.as_deref())
+        .collect();
+    let mut statuses = store::turns::statuses_of(&mut *store.conn().await?, &turn_ids).await?;
     let mut summaries = Vec::with_capacity(rows.len());
     for row in &rows {
         let git = row
@@ -128,10 +132,10 @@ pub async fn summaries(
             .and_then(|w| facts.get(w))
             .cloned()
             .unwrap_or_default();
-        let latest_turn_status = match &row.latest_turn_id {
-            Some(turn) => store::turns::status_of(&mut conn, turn).await?,
-            None => None,
-        };
+        let latest_turn_status = row
+            .latest_turn_id
+            .as_deref()
+            .and_then(|turn| statuses.remove(turn));
         summaries.push(ThreadSummary {
             id: row.id.clone(),
             title: row.title.clone(),

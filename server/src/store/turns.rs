@@ -148,18 +148,29 @@ pub async fn items_for_model(
     rows.into_iter().map(TurnItemRecord::try_from).collect()
 }
 
-/// Status of each listed turn, for summaries.
-pub async fn status_of(
+/// Status of each listed turn, for summaries: one query for the page.
+pub async fn statuses_of(
     conn: &mut SqliteConnection,
-    turn_id: &str,
-) -> Result<Option<TurnStatus>, StoreError> {
-    let status: Option<String> = sqlx::query_scalar("SELECT status FROM turns WHERE id = ?1")
-        .bind(turn_id)
-        .fetch_optional(conn)
-        .await?;
-    status
-        .map(|s| decode::<TurnStatus>(&format!("\"{s}\""), "turns.status"))
-        .transpose()
+    turn_ids: &[&str],
+) -> Result<std::collections::HashMap<String, TurnStatus>, StoreError> {
+    if turn_ids.is_empty() {
+        return Ok(Default::default());
+    }
+    let ids = serde_json::to_string(turn_ids).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+    let rows: Vec<(String, String)> = sqlx::query_as(
+        "SELECT id, status FROM turns WHERE id IN (SELECT value FROM json_each(?1))",
+    )
+    .bind(ids)
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter()
+        .map(|(id, s)| {
+            Ok((
+                id,
+                decode::<TurnStatus>(&format!("\"{s}\""), "turns.status")?,
+            ))
+        })
+        .collect()
 }
 
 /// Writes a turn (insert or full update).
