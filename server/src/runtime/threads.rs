@@ -85,6 +85,7 @@ pub async fn create(
     let record = ThreadRecord::from(row.clone());
     let mut tx = store.begin_write().await?;
     store::threads::insert(tx.conn(), &row).await?;
+    tx.created_thread(&row.id);
     tx.append(NewEvent::thread(
         &row.id,
         EventPayload::ThreadStarted(ThreadStartedPayload {

@@ -198,6 +198,12 @@ impl WriteTx<'_> {
         &mut self.tx
     }
 
+    /// Says `thread_id` was created in this transaction, so it has no
+    /// earlier event: its first append need not look.
+    pub fn created_thread(&mut self, thread_id: &str) {
+        self.newest_in_thread.insert(Arc::from(thread_id), 0);
+    }
+
     pub async fn commit(self) -> Result<(), StoreError> {
         self.tx.commit().await?;
         for committed in self.appended {

@@ -145,43 +145,69 @@ pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<ThreadR
 }
 
 /// Newest first. `search` is a case-insensitive substring of id, title,
-/// preview or model. Three characters or more go through the trigram index
-/// (`threads_search`); shorter ones, which no trigram can match, scan.
+/// preview or model.
+///
+/// Three characters or more go first to the trigram index
+/// (`threads_search`): when it finds fewer than `FEW` threads, only those are
+/// read and sorted. When it finds more, matches are dense, and walking the
+/// threads newest first fills a page after a few rows; that walk is also
+/// the only way for shorter searches, which no trigram can match.
 pub async fn list(
     pool: &SqlitePool,
     filter: ArchiveScope,
     search: Option<&str>,
     limit: i64,
 ) -> Result<Vec<ThreadRow>, StoreError> {
+    const FEW: i64 = 1_000;
     let order = "ORDER BY updated_at DESC, id DESC LIMIT ?1";
-    let query = match search {
-        None => format!("SELECT {COLUMNS} FROM threads WHERE {} {order}", filter.sql()),
-        Some(text) if text.chars().count() >= 3 => {
+    let Some(text) = search else {
+        return Ok(sqlx::query_as(&format!(
+            "SELECT {COLUMNS} FROM threads WHERE {} {order}",
+            filter.sql()
+        ))
+        .bind(limit)
+        .fetch_all(pool)
+        .await?);
+    };
+    let mut conn = pool.acquire().await?;
+    if text.chars().count() >= 3 {
+        // One quoted phrase: the text as a substring, whatever it holds.
+        let phrase = format!("\"{}\"", text.replace('"', "\"\""));
+        let hits: Vec<i64> = sqlx::query_scalar(
+            "SELECT rowid FROM threads_search WHERE threads_search MATCH ?1 LIMIT ?2",
+        )
+        .bind(phrase)
+        .bind(FEW)
+        .fetch_all(&mut *conn)
+        .await?;
+        if (hits.len() as i64) < FEW {
+            let hits =
+                serde_json::to_string(&hits).map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            // CROSS JOIN: the hits drive the loop (the planner would
+            // otherwise walk every thread in recency order to test each).
             return Ok(sqlx::query_as(&format!(
-                "SELECT {COLUMNS} FROM threads WHERE {} AND rowid IN
-                    (SELECT rowid FROM threads_search WHERE threads_search MATCH ?2) {order}",
+                "SELECT {COLUMNS} FROM (SELECT value AS hit FROM json_each(?2)) AS hits
+                 CROSS JOIN threads ON threads.rowid = hits.hit WHERE {} {order}",
                 filter.sql()
             ))
             .bind(limit)
-            // One quoted phrase: the text as a substring, whatever it holds.
-            .bind(format!("\"{}\"", text.replace('"', "\"\"")))
-            .fetch_all(pool)
+            .bind(hits)
+            .fetch_all(&mut *conn)
             .await?);
         }
-        Some(_) => format!(
-            "SELECT {COLUMNS} FROM threads WHERE {} AND (
-                lower(id) LIKE ?2 ESCAPE '\\' OR lower(coalesce(title, '')) LIKE ?2 ESCAPE '\\'
-                OR lower(coalesce(preview, '')) LIKE ?2 ESCAPE '\\' OR lower(coalesce(model, '')) LIKE ?2 ESCAPE '\\')
-             {order}",
-            filter.sql()
-        ),
-    };
-    let pattern = search.map(|s| format!("%{}%", escape_like(&s.to_lowercase())));
-    Ok(sqlx::query_as(&query)
-        .bind(limit)
-        .bind(pattern)
-        .fetch_all(pool)
-        .await?)
+    }
+    let pattern = format!("%{}%", escape_like(&text.to_lowercase()));
+    Ok(sqlx::query_as(&format!(
+        "SELECT {COLUMNS} FROM threads WHERE {} AND (
+            lower(id) LIKE ?2 ESCAPE '\\' OR lower(coalesce(title, '')) LIKE ?2 ESCAPE '\\'
+            OR lower(coalesce(preview, '')) LIKE ?2 ESCAPE '\\' OR lower(coalesce(model, '')) LIKE ?2 ESCAPE '\\')
+         {order}",
+        filter.sql()
+    ))
+    .bind(limit)
+    .bind(pattern)
+    .fetch_all(&mut *conn)
+    .await?)
 }
 
 fn escape_like(text: &str) -> String {

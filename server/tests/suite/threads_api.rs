@@ -195,6 +195,27 @@ async fn summary_searches_and_reads_git_facts() {
     assert_eq!(by_id.len(), 1);
 }
 
+/// More matches than the index hands over (1,000): the newest-first walk
+/// answers, with the same rows a few-match search would give.
+#[tokio::test]
+async fn a_search_with_many_matches_pages_newest_first() {
+    let (_h, api) = setup().await;
+    let mut ids = Vec::new();
+    for i in 0..1_010 {
+        let title = format!("Dense match {i:04}");
+        ids.push(api.create_thread(json!({ "title": title })).await.id);
+    }
+    let page = api.summary(&[("search", "DENSE"), ("limit", "50")]).await;
+    let newest: Vec<String> = ids.iter().rev().take(50).cloned().collect();
+    assert_eq!(
+        page.iter().map(|r| r.id.clone()).collect::<Vec<_>>(),
+        newest
+    );
+    let one = api.summary(&[("search", "match 0007")]).await;
+    assert_eq!(one.len(), 1);
+    assert_eq!(one[0].id, ids[7]);
+}
+
 #[tokio::test]
 async fn unknown_and_malformed_ids() {
     let (_h, api) = setup().await;
