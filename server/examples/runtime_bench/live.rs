@@ -131,6 +131,7 @@ pub async fn fan_out() -> Vec<Sample> {
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
     let loaded = rss_kib(pid);
+    let (server_cpu, client_cpu) = (cpu_seconds(&pid.to_string()), cpu_seconds("self"));
     for _ in 0..EVENTS {
         let sent = epoch.elapsed().as_micros();
         let response = client
@@ -147,6 +148,9 @@ pub async fn fan_out() -> Vec<Sample> {
         all.extend(reader.await.unwrap());
     }
     all.sort_unstable();
+    let deliveries = (SUBSCRIBERS * EVENTS) as f64;
+    let server_us = (cpu_seconds(&pid.to_string()) - server_cpu) * 1e6 / deliveries;
+    let client_us = (cpu_seconds("self") - client_cpu) * 1e6 / deliveries;
     let _ = child.kill().await;
     let p = |q: f64| all[((all.len() as f64 - 1.0) * q) as usize] as f64 / 1000.0;
     vec![
@@ -161,6 +165,18 @@ pub async fn fan_out() -> Vec<Sample> {
             Target::None,
             p(0.5),
             "ms",
+        ),
+        Sample::new(
+            "10,000 SSE subscribers: server CPU per delivery",
+            Target::None,
+            server_us,
+            "µs",
+        ),
+        Sample::new(
+            "10,000 SSE subscribers: client CPU per delivery (same 2 cores)",
+            Target::None,
+            client_us,
+            "µs",
         ),
         Sample::new(
             "idle RSS of codewhale app-server",
@@ -237,6 +253,15 @@ fn find(haystack: &[u8], needle: &[u8]) -> Option<usize> {
 
 fn contains(haystack: &[u8], needle: &[u8]) -> bool {
     find(haystack, needle).is_some()
+}
+
+/// User + system CPU time of a process (`self` or a pid), in seconds.
+fn cpu_seconds(pid: &str) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    // Fields after the command (which may hold spaces) start after ')'.
+    let fields: Vec<&str> = stat[stat.rfind(')').unwrap() + 2..].split(' ').collect();
+    let ticks: f64 = fields[11].parse::<f64>().unwrap() + fields[12].parse::<f64>().unwrap();
+    ticks / 100.0 // USER_HZ
 }
 
 pub fn rss_kib(pid: u32) -> u64 {

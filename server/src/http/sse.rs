@@ -22,11 +22,25 @@ const CHUNK: usize = 64 * 1024;
 /// Frames as SSE: `id:` the seq, `event:` the name, `data:` the envelope,
 /// a keep-alive comment after 15 s without an event.
 pub fn response(frames: mpsc::Receiver<Frame>) -> Response {
-    let body = futures::stream::unfold(frames, |mut frames| async move {
-        let first = match tokio::time::timeout(KEEP_ALIVE, frames.recv()).await {
-            Ok(Some(frame)) => frame,
-            Ok(None) => return None,
-            Err(_) => return Some((Ok::<_, Infallible>(Bytes::from_static(b":\n\n")), frames)),
+    // One interval for the stream's life, not a timer per frame: a tick
+    // sends a comment only when no frame went out since the last one.
+    let mut ticks = tokio::time::interval_at(tokio::time::Instant::now() + KEEP_ALIVE, KEEP_ALIVE);
+    ticks.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let state = (frames, ticks, false);
+    let body = futures::stream::unfold(state, |(mut frames, mut ticks, mut sent)| async move {
+        let first = loop {
+            tokio::select! {
+                frame = frames.recv() => match frame {
+                    Some(frame) => break frame,
+                    None => return None,
+                },
+                _ = ticks.tick() => {
+                    if !std::mem::take(&mut sent) {
+                        let comment = Bytes::from_static(b":\n\n");
+                        return Some((Ok::<_, Infallible>(comment), (frames, ticks, false)));
+                    }
+                }
+            }
         };
         let mut chunk = Vec::with_capacity(first.data.len() + 64);
         write(&mut chunk, &first);
@@ -36,7 +50,8 @@ pub fn response(frames: mpsc::Receiver<Frame>) -> Response {
                 Err(_) => break,
             }
         }
-        Some((Ok(Bytes::from(chunk)), frames))
+        sent = true;
+        Some((Ok(Bytes::from(chunk)), (frames, ticks, sent)))
     });
     (
         [
