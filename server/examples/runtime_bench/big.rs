@@ -2,7 +2,7 @@
 //! every run: 100,000 threads and 1,000,000 events (all on one long
 //! thread). Start-up, tail replay, listings and search.
 
-use crate::{binary, client, median_ms, server_in, store::read_events, Sample, Target, TOKEN};
+use crate::{client, median_ms, server_in, store::read_events, Sample, Target};
 use codewhale::{
     runtime::engine::NoProvider,
     store::{self, NewEvent, Store, ThreadRow},
@@ -165,21 +165,8 @@ pub async fn start_up() -> Vec<Sample> {
     let mut times = Vec::new();
     for _ in 0..10 {
         let started = Instant::now();
-        let mut child = tokio::process::Command::new(binary())
-            .args(["app-server", "--http", "--port", "0", "--auth-token", TOKEN])
-            .env("CODEWHALE_HOME", &big.home)
-            .env("RUST_LOG", "warn")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("run scripts/build first (or set CODEWHALE_BIN)");
-        let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
-        let mut base = String::new();
-        tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut base)
-            .await
-            .unwrap();
-        let health = format!("{}/health", base.trim());
+        let (mut child, base) = crate::spawn_binary(&big.home).await;
+        let health = format!("{base}/health");
         loop {
             if let Ok(r) = client.get(&health).send().await {
                 if r.status() == 200 {

@@ -22,17 +22,7 @@ pub async fn short_turn() -> Vec<Sample> {
     ))
     .unwrap();
     let s = server(Arc::new(Agent::from_config(&config))).await;
-    let thread: serde_json::Value = s
-        .client
-        .post(format!("{}/v1/threads", s.base))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = thread["id"].as_str().unwrap();
+    let id = crate::create_thread(&s.client, &s.base).await;
     let response = s
         .client
         .get(format!("{}/v1/threads/{id}/events", s.base))
@@ -81,33 +71,10 @@ const EVENTS: usize = 30;
 /// `EVENTS` title changes 100 ms apart; latency is request sent → frame read.
 pub async fn fan_out() -> Vec<Sample> {
     let home = tempfile::tempdir().unwrap();
-    let mut child = tokio::process::Command::new(crate::binary())
-        .args(["app-server", "--http", "--port", "0", "--auth-token", TOKEN])
-        .env("CODEWHALE_HOME", home.path())
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("run scripts/build first (or set CODEWHALE_BIN)");
-    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
-    let mut base = String::new();
-    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut base)
-        .await
-        .unwrap();
-    let base = base.trim().to_string();
+    let (mut child, base) = crate::spawn_binary(home.path()).await;
     let pid = child.id().unwrap();
     let client = client();
-    let thread: serde_json::Value = client
-        .post(format!("{base}/v1/threads"))
-        .json(&json!({}))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let id = thread["id"].as_str().unwrap().to_string();
+    let id = crate::create_thread(&client, &base).await;
     tokio::time::sleep(Duration::from_secs(1)).await;
     let idle = rss_kib(pid);
 

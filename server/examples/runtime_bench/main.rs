@@ -250,7 +250,39 @@ pub fn median_ms(times: &mut [std::time::Duration]) -> f64 {
     times[times.len() / 2].as_secs_f64() * 1000.0
 }
 
-/// The real binary (`CODEWHALE_BIN`, else target/release/codewhale).
-pub fn binary() -> String {
-    std::env::var("CODEWHALE_BIN").unwrap_or_else(|_| "target/release/codewhale".into())
+/// The real binary (`CODEWHALE_BIN`, else target/release/codewhale) as
+/// `app-server --http` on the store in `home`, and its base URL (the first
+/// line it prints, once it listens).
+pub async fn spawn_binary(home: &Path) -> (tokio::process::Child, String) {
+    let binary =
+        std::env::var("CODEWHALE_BIN").unwrap_or_else(|_| "target/release/codewhale".into());
+    let mut child = tokio::process::Command::new(binary)
+        .args(["app-server", "--http", "--port", "0", "--auth-token", TOKEN])
+        .env("CODEWHALE_HOME", home)
+        .env("RUST_LOG", "warn")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .kill_on_drop(true)
+        .spawn()
+        .expect("run scripts/build first (or set CODEWHALE_BIN)");
+    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
+    let mut base = String::new();
+    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut base)
+        .await
+        .unwrap();
+    (child, base.trim().to_string())
+}
+
+/// `POST /v1/threads` with an empty body; the new thread's id.
+pub async fn create_thread(client: &reqwest::Client, base: &str) -> String {
+    let created: serde_json::Value = client
+        .post(format!("{base}/v1/threads"))
+        .json(&serde_json::json!({}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    created["id"].as_str().unwrap().to_string()
 }

@@ -2,7 +2,6 @@
 //! binary (skipped, with a note, when wrk is not installed).
 
 use crate::{client, Sample, Target, TOKEN};
-use serde_json::json;
 use std::process::Command;
 
 pub async fn edge() -> Vec<Sample> {
@@ -11,34 +10,11 @@ pub async fn edge() -> Vec<Sample> {
         return Vec::new();
     }
     let home = tempfile::tempdir().unwrap();
-    let mut child = tokio::process::Command::new(crate::binary())
-        .args(["app-server", "--http", "--port", "0", "--auth-token", TOKEN])
-        .env("CODEWHALE_HOME", home.path())
-        .env("RUST_LOG", "warn")
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::null())
-        .kill_on_drop(true)
-        .spawn()
-        .expect("run scripts/build first (or set CODEWHALE_BIN)");
-    let mut stdout = tokio::io::BufReader::new(child.stdout.take().unwrap());
-    let mut base = String::new();
-    tokio::io::AsyncBufReadExt::read_line(&mut stdout, &mut base)
-        .await
-        .unwrap();
-    let base = base.trim().to_string();
+    let (mut child, base) = crate::spawn_binary(home.path()).await;
     let client = client();
     let mut thread = String::new();
     for _ in 0..1_000 {
-        let created: serde_json::Value = client
-            .post(format!("{base}/v1/threads"))
-            .json(&json!({}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        thread = created["id"].as_str().unwrap().to_string();
+        thread = crate::create_thread(&client, &base).await;
     }
     let script = home.path().join("auth.lua");
     std::fs::write(

@@ -36,7 +36,7 @@ pub fn app(state: AppState) -> Router {
     let service: std::sync::Arc<dyn app::service::RuntimeService> =
         std::sync::Arc::new(WebService {
             runtime: state.runtime.clone(),
-            workbench: state.workbench.clone(),
+            workbench: (*state.workbench).clone(),
             pairing: state.pairing.clone(),
         });
     let sessions = auth::SessionStores::new(state.runtime.store().pool().clone())

@@ -19,7 +19,9 @@ pub struct AppState {
     pub runtime: Arc<Runtime>,
     pub gate: Arc<Gate>,
     pub listen: Arc<Listen>,
-    pub workbench: Workbench,
+    /// Shared: the state is cloned several times per request, and this
+    /// holds three strings.
+    pub workbench: Arc<Workbench>,
     /// `--mobile` only: how pairing links reach this server.
     pub pairing: Option<Arc<PairingLinks>>,
 }
@@ -61,12 +63,12 @@ impl AppState {
                     .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], edge.port))),
             )
             .build();
-        let workbench = Workbench {
+        let workbench = Arc::new(Workbench {
             codewhale_version: env!("CARGO_PKG_VERSION").into(),
             bind_address,
             workspace: runtime.default_workspace().display().to_string(),
             mobile: edge.pairing.is_some(),
-        };
+        });
         let gate = Gate {
             hosts: HostPolicy::new(&edge.bind_host, &edge.allowed_hosts),
             token: edge.token,
