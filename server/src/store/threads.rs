@@ -169,18 +169,34 @@ pub async fn list(
         .fetch_all(pool)
         .await?);
     };
+    // SQLite's matching (FTS5 and LIKE alike) reads the search as a C
+    // string: past a NUL it would see a shorter search and match far too
+    // much. A search holding one is answered as what it is, a text no
+    // title or prompt is expected to hold.
+    if text.contains('\0') {
+        return Ok(Vec::new());
+    }
     let mut conn = pool.acquire().await?;
     if text.chars().count() >= 3 {
         // One quoted phrase: the text as a substring, whatever it holds.
         let phrase = format!("\"{}\"", text.replace('"', "\"\""));
-        let hits: Vec<i64> = sqlx::query_scalar(
+        let hits: Result<Vec<i64>, _> = sqlx::query_scalar(
             "SELECT rowid FROM threads_search WHERE threads_search MATCH ?1 LIMIT ?2",
         )
         .bind(phrase)
         .bind(FEW)
         .fetch_all(&mut *conn)
-        .await?;
-        if (hits.len() as i64) < FEW {
+        .await;
+        // A query the index refuses is still a substring to look for: the
+        // walk below finds it.
+        let few = match hits {
+            Ok(hits) => Some(hits).filter(|hits| (hits.len() as i64) < FEW),
+            Err(error) => {
+                tracing::debug!(%error, "the search index refused a query; walking instead");
+                None
+            }
+        };
+        if let Some(hits) = few {
             let hits =
                 serde_json::to_string(&hits).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             // CROSS JOIN: the hits drive the loop (the planner would

@@ -178,7 +178,8 @@ async fn summary_searches_and_reads_git_facts() {
         ("_match", 1),
         ("%", 1),
         ("zzz", 0),
-        ("lit\"eral", 0), // a quote is text, not FTS syntax
+        ("lit\"eral", 0),         // a quote is text, not FTS syntax
+        ("\0C\u{f38e}\u{a0}", 0), // the contract's case: a NUL is text too
         ("AL_MATCH", 1),
     ] {
         let rows = api.summary(&[("search", search)]).await;
