@@ -10,6 +10,9 @@ use std::process::ExitCode;
 fn main() -> ExitCode {
     let cli = cli::Cli::parse();
     init_tracing();
+    // rustls' crypto provider for every HTTP client (providers, MCP over
+    // HTTP, pairing): cheap, and it must precede the first client built.
+    codewhale::provider::install_tls();
     // `app-server --workers N` sizes the async runtime; others take tokio's
     // default (one worker per core).
     let mut builder = tokio::runtime::Builder::new_multi_thread();
