@@ -18,10 +18,6 @@ use std::sync::Arc;
 use tokio::sync::{broadcast::error::RecvError, mpsc, watch};
 
 pub const BATCH: i64 = 256;
-/// Events per replay query. Each batch crosses from SQLite as one packed
-/// row, so the count bounds memory (payloads reach hundreds of KiB) more
-/// than speed: 400 queries for 100,000 events cost ~1% of the replay.
-pub const REPLAY_BATCH: i64 = 256;
 pub const MAX_REPLAY_LIMIT: i64 = 4096;
 
 /// One event ready for the wire.
@@ -192,8 +188,7 @@ pub async fn open_with_pauses(
     let (tx, rx) = mpsc::channel(BATCH as usize);
     tokio::spawn(async move {
         loop {
-            let batch = match store::events::after(store.pool(), &thread_id, position, REPLAY_BATCH)
-                .await
+            let batch = match store::events::after(store.pool(), &thread_id, position, BATCH).await
             {
                 Ok(batch) => batch,
                 Err(error) => {
@@ -201,7 +196,7 @@ pub async fn open_with_pauses(
                     return;
                 }
             };
-            let caught_up = (batch.len() as i64) < REPLAY_BATCH;
+            let caught_up = (batch.len() as i64) < BATCH;
             pause(RaceWindow::BatchRead).await;
             for event in &batch {
                 let Ok(frame) = frame(event, position) else {

@@ -133,44 +133,6 @@ pub async fn after(
     .await?)
 }
 
-/// `after`, read as one row: SQLite packs the batch into a JSON array, so
-/// it crosses from sqlx's SQLite thread in one hand-off instead of one per
-/// event (what bounds a long replay).
-pub async fn after_packed(
-    pool: &SqlitePool,
-    thread_id: &str,
-    after: i64,
-    limit: i64,
-) -> Result<Vec<StoredEvent>, StoreError> {
-    type Packed = (i64, Option<String>, Option<String>, String, String, String);
-    let packed: Option<String> = sqlx::query_scalar(
-        "SELECT json_group_array(json_array(seq, turn_id, item_id, event, timestamp, payload))
-         FROM (SELECT seq, turn_id, item_id, event, timestamp, payload FROM events
-               WHERE thread_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3)",
-    )
-    .bind(thread_id)
-    .bind(after)
-    .bind(limit)
-    .fetch_one(pool)
-    .await?;
-    let rows: Vec<Packed> = serde_json::from_str(packed.as_deref().unwrap_or("[]"))
-        .map_err(|e| StoreError::Corrupt(format!("events of {thread_id}: {e}")))?;
-    Ok(rows
-        .into_iter()
-        .map(
-            |(seq, turn_id, item_id, event, timestamp, payload)| StoredEvent {
-                seq,
-                thread_id: thread_id.to_string(),
-                turn_id,
-                item_id,
-                event,
-                timestamp,
-                payload,
-            },
-        )
-        .collect())
-}
-
 /// The cursor from which only the newest `keep` events after `after` remain:
 /// the seq of the last omitted event, or `after` when nothing is omitted.
 pub async fn tail_cursor(

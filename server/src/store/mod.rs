@@ -107,9 +107,9 @@ impl Store {
             .foreign_keys(true)
             .busy_timeout(Duration::from_secs(10))
             // sqlx hands rows from its SQLite thread to the caller through a
-            // bounded channel (50 by default): a replay batch then ping-pongs
-            // between the two threads every few rows. Room for a whole batch
-            // lets the worker run through it.
+            // bounded channel (50 by default): a batch of rows then
+            // ping-pongs between the two threads every few rows. Room for a
+            // whole batch lets the worker run through it.
             .row_buffer_size(1024);
         let pool = SqlitePoolOptions::new()
             .max_connections(8)

@@ -326,7 +326,7 @@ async fn handoff_is_lossless_with_commits_injected_at_every_race_window() {
         .await
         .unwrap();
     let mut expected = vec![1]; // thread.started is seq 1 in a fresh store
-    expected.extend(append(&h, &thread.id, stream::REPLAY_BATCH as usize + 44).await); // more than one batch
+    expected.extend(append(&h, &thread.id, stream::BATCH as usize + 44).await); // more than one batch
     let injected = Arc::new(Mutex::new(Vec::new()));
     let windows_seen = Arc::new(Mutex::new(Vec::new()));
     let pauses: Pauses = {
