@@ -109,7 +109,7 @@ fn content_type(mime: &str) -> String {
 
 /// The app renders its 404 page (with the page CSP) for browsers.
 async fn not_found(state: AppState, request: Request) -> Response {
-    let handler = leptos_axum::ErrorHandler::new(app::shell, state.leptos_options.clone());
+    let handler = leptos_axum::ErrorHandler::new(app::shell, (*state.leptos_options).clone());
     match handler.oneshot(request).await {
         Ok(response) => response.into_response(),
         Err(never) => match never {},

@@ -60,12 +60,16 @@ fn validate(origin: &str) -> Result<(), RunError> {
 }
 
 pub fn layer(origins: &[String]) -> CorsLayer {
-    let origins: Vec<HeaderValue> = origins
+    // A predicate over a shared list, not `AllowOrigin::list`: the layer is
+    // cloned on every request, and a list is cloned with it.
+    let origins: std::sync::Arc<[HeaderValue]> = origins
         .iter()
         .filter_map(|o| HeaderValue::from_str(o).ok())
         .collect();
     CorsLayer::new()
-        .allow_origin(AllowOrigin::list(origins))
+        .allow_origin(AllowOrigin::predicate(move |origin, _| {
+            origins.contains(origin)
+        }))
         .allow_methods([
             Method::GET,
             Method::POST,

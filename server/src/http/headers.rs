@@ -3,16 +3,13 @@
 //! allows nothing to run.
 
 use axum::{
-    extract::Request,
     http::{header, HeaderValue},
-    middleware::Next,
     response::Response,
 };
 
 const FALLBACK_CSP: &str = "default-src 'none'; style-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'self'; frame-ancestors 'none'";
 
-pub async fn security_headers(request: Request, next: Next) -> Response {
-    let mut response = next.run(request).await;
+pub fn add_security_headers(response: &mut Response) {
     let headers = response.headers_mut();
     headers
         .entry(header::CONTENT_SECURITY_POLICY)
@@ -40,5 +37,4 @@ pub async fn security_headers(request: Request, next: Next) -> Response {
     if is_html {
         headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
     }
-    response
 }

@@ -7,6 +7,7 @@ pub mod auth;
 pub mod cors;
 pub mod error;
 pub mod extract;
+pub mod guard;
 pub mod headers;
 pub mod lan;
 pub mod openapi;

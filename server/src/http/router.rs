@@ -1,16 +1,17 @@
 //! The whole HTTP surface, assembled in one place. Tests call `app()` directly.
 
 use crate::http::{
-    assets, auth, cors, error::ApiError, headers, openapi, routes, server_fn_edge, state::AppState,
+    assets, auth, cors, error::ApiError, guard, openapi, routes, server_fn_edge, state::AppState,
     web_service::WebService,
 };
 use axum::{
-    extract::{DefaultBodyLimit, MatchedPath, Request, State},
+    extract::{DefaultBodyLimit, Request},
     http::StatusCode,
     middleware, Router,
 };
 use leptos_axum::{generate_route_list, AxumRouteListing, LeptosRoutes};
 use std::sync::OnceLock;
+use tower::ServiceBuilder;
 use tower_http::{
     compression::{
         predicate::{NotForContentType, Predicate, SizeAbove},
@@ -46,7 +47,7 @@ pub fn app(state: AppState) -> Router {
     // The documented API (`openapi::api`), then what is not an API
     // operation: unknown /v1 paths, the sign-in and pairing exchanges.
     let (api, _) = openapi::api();
-    Router::new()
+    let routes = Router::new()
         .merge(api)
         .merge(routes::info::unknown_routes())
         .merge(routes::bootstrap::router())
@@ -55,31 +56,16 @@ pub fn app(state: AppState) -> Router {
             &state,
             pages,
             move || WebService::provide_for_viewer(&service),
-            move || app::shell(options.clone()),
+            move || app::shell((*options).clone()),
         )
         .fallback(assets::serve)
         .method_not_allowed_fallback(method_not_allowed)
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(middleware::from_fn_with_state(
-            state.gate.clone(),
-            mobile_only,
-        ))
-        .layer(middleware::from_fn(server_fn_edge::server_fn_edge))
-        .layer(middleware::from_fn_with_state(
-            state.clone(),
-            auth::authenticate,
-        ))
-        // Loads nothing by itself: a session is read when auth asks for it.
-        .layer(sessions)
-        // Outside auth: preflights carry no credentials and are answered here.
-        .layer(cors)
-        // Before anything answers, preflights included: a foreign Host is a
-        // page that rebound its DNS name to this machine.
-        .layer(middleware::from_fn_with_state(
-            state.gate.clone(),
-            auth::check_host,
-        ))
-        .layer(middleware::from_fn(headers::security_headers))
+        .with_state(state.clone());
+    // The edge wraps the finished router once (outermost first):
+    // `Router::layer` would give every route its own copy of the stack,
+    // cloned on every request.
+    let edge = ServiceBuilder::new()
+        .layer(TraceLayer::new_for_http().make_span_with(request_span))
         // Small bodies are sent as they are: compressing a 64-byte answer
         // costs more than it saves (static assets are precompressed).
         .layer(
@@ -90,24 +76,20 @@ pub fn app(state: AppState) -> Router {
                     .and(NotForContentType::SSE),
             ),
         )
-        .layer(TraceLayer::new_for_http().make_span_with(request_span))
-        .with_state(state)
-}
-
-/// `/mobile` exists only on a `--mobile` server.
-async fn mobile_only(
-    State(gate): State<std::sync::Arc<auth::Gate>>,
-    request: Request,
-    next: middleware::Next,
-) -> axum::response::Response {
-    let path = request.uri().path();
-    let phone_page = path == "/mobile" || path.starts_with("/mobile/");
-    if phone_page && !gate.mobile {
-        return axum::response::IntoResponse::into_response(ApiError::NotFound(
-            "there is no /mobile here: start codewhale app-server with --mobile".into(),
-        ));
-    }
-    next.run(request).await
+        // Before anything answers, preflights included.
+        .layer(middleware::from_fn_with_state(
+            state.gate.clone(),
+            guard::guard,
+        ))
+        // Outside auth: preflights carry no credentials and are answered here.
+        .layer(cors)
+        // Loads nothing by itself: a session is read when auth asks for it.
+        .layer(sessions)
+        .layer(middleware::from_fn_with_state(state, auth::authenticate))
+        .layer(middleware::from_fn(server_fn_edge::server_fn_edge))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .service(routes);
+    Router::new().fallback_service(edge)
 }
 
 async fn method_not_allowed() -> ApiError {
@@ -117,18 +99,19 @@ async fn method_not_allowed() -> ApiError {
     }
 }
 
-/// Spans name the route pattern, never the raw path: the bootstrap path
-/// carries a one-time capability that must not reach a log. At debug level:
-/// an info span per request costs more than the cheapest routes themselves
-/// (`RUST_LOG=codewhale=debug` shows them).
+/// Spans name the path without its query, and nothing under `/__codewhale/`:
+/// the bootstrap and pairing paths carry one-time capabilities that must not
+/// reach a log. At debug level: an info span per request costs more than the
+/// cheapest routes themselves (`RUST_LOG=codewhale=debug` shows them).
 fn request_span(request: &Request) -> tracing::Span {
     if !tracing::enabled!(tracing::Level::DEBUG) {
         return tracing::Span::none();
     }
-    let route = match request.extensions().get::<MatchedPath>() {
-        Some(matched) => matched.as_str().to_string(),
-        None if request.uri().path().starts_with("/__codewhale/") => "/__codewhale/…".to_string(),
-        None => request.uri().path().to_string(),
+    let path = request.uri().path();
+    let route = if path.starts_with("/__codewhale/") {
+        "/__codewhale/…"
+    } else {
+        path
     };
     tracing::debug_span!("request", method = %request.method(), route)
 }

@@ -13,9 +13,11 @@ use leptos::config::LeptosOptions;
 use protocol::Workbench;
 use std::{net::SocketAddr, sync::Arc};
 
-#[derive(Clone, FromRef)]
+/// Cloned for every handler that takes `State<AppState>`, so every field is
+/// an `Arc` (`LeptosOptions` alone is a dozen strings).
+#[derive(Clone)]
 pub struct AppState {
-    pub leptos_options: LeptosOptions,
+    pub leptos_options: Arc<LeptosOptions>,
     pub runtime: Arc<Runtime>,
     pub gate: Arc<Gate>,
     pub listen: Arc<Listen>,
@@ -79,7 +81,7 @@ impl AppState {
             attempts: Default::default(),
         };
         AppState {
-            leptos_options,
+            leptos_options: Arc::new(leptos_options),
             runtime,
             gate: Arc::new(gate),
             listen: Arc::new(Listen {
@@ -89,5 +91,12 @@ impl AppState {
             workbench,
             pairing: edge.pairing.map(Arc::new),
         }
+    }
+}
+
+/// The page renderer's options (page requests only).
+impl FromRef<AppState> for LeptosOptions {
+    fn from_ref(state: &AppState) -> Self {
+        (*state.leptos_options).clone()
     }
 }

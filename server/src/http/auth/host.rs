@@ -12,12 +12,11 @@
 use super::Gate;
 use crate::{error::RunError, http::error::ApiError};
 use axum::{
-    extract::{Request, State},
+    extract::Request,
     http::{header, uri::Authority, StatusCode},
-    middleware::Next,
     response::{IntoResponse, Response},
 };
-use std::{net::IpAddr, sync::Arc};
+use std::net::IpAddr;
 
 const LOOPBACK_NAMES: [&str; 3] = ["localhost", "127.0.0.1", "::1"];
 
@@ -106,39 +105,32 @@ impl HostPolicy {
 /// An HTTP/2 request names its host only in `:authority`; once checked, it
 /// is copied into `Host`, so everything after this layer (the origin rules
 /// above all) reads the host the same way over HTTP/1.1 and HTTP/2.
-pub async fn check_host(
-    State(gate): State<Arc<Gate>>,
-    mut request: Request,
-    next: Next,
-) -> Response {
-    let mut presented = Vec::new();
-    for value in request.headers().get_all(header::HOST) {
-        match value.to_str() {
-            Ok(text) => presented.push(text.to_string()),
-            Err(_) => return bad_host("the Host header is not valid text"),
-        }
+pub fn check_host(gate: &Gate, request: &mut Request) -> Result<(), Response> {
+    let mut hosts = request.headers().get_all(header::HOST).iter();
+    let header_host = match hosts.next().map(|value| value.to_str()) {
+        None => None,
+        Some(Ok(text)) => Some(text),
+        Some(Err(_)) => return Err(bad_host("the Host header is not valid text")),
+    };
+    if hosts.next().is_some() {
+        return Err(bad_host("a request must carry one Host header"));
     }
-    if presented.len() > 1 {
-        return bad_host("a request must carry one Host header");
-    }
-    presented.extend(request.uri().authority().map(|a| a.as_str().to_string()));
-    for host in &presented {
+    let authority = request.uri().authority().map(|a| a.as_str());
+    for host in header_host.into_iter().chain(authority) {
         match gate.hosts.allows(host) {
             Ok(true) => {}
-            Ok(false) => return misdirected(host),
-            Err(why) => return bad_host(why),
+            Ok(false) => return Err(misdirected(host)),
+            Err(why) => return Err(bad_host(why)),
         }
     }
-    if !request.headers().contains_key(header::HOST) {
-        let authority = request
-            .uri()
-            .authority()
-            .and_then(|a| header::HeaderValue::from_str(a.as_str()).ok());
-        if let Some(authority) = authority {
-            request.headers_mut().insert(header::HOST, authority);
-        }
+    let copied = match header_host {
+        None => authority.and_then(|a| header::HeaderValue::from_str(a).ok()),
+        Some(_) => None,
+    };
+    if let Some(authority) = copied {
+        request.headers_mut().insert(header::HOST, authority);
     }
-    next.run(request).await
+    Ok(())
 }
 
 fn misdirected(host: &str) -> Response {
