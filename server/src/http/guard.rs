@@ -18,21 +18,20 @@ pub async fn guard(
 ) -> Response {
     let mut response = match admit(&gate, &mut request) {
         Ok(()) => next.run(request).await,
-        Err(refusal) => refusal,
+        Err(refusal) => refusal.into_response(),
     };
     headers::add_security_headers(&mut response);
     response
 }
 
-fn admit(gate: &auth::Gate, request: &mut Request) -> Result<(), Response> {
+fn admit(gate: &auth::Gate, request: &mut Request) -> Result<(), ApiError> {
     auth::check_host(gate, request)?;
     let path = request.uri().path();
     let phone_page = path == "/mobile" || path.starts_with("/mobile/");
     if phone_page && !gate.mobile {
         return Err(ApiError::NotFound(
             "there is no /mobile here: start codewhale app-server with --mobile".into(),
-        )
-        .into_response());
+        ));
     }
     Ok(())
 }

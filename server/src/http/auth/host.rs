@@ -14,7 +14,6 @@ use crate::{error::RunError, http::error::ApiError};
 use axum::{
     extract::Request,
     http::{header, uri::Authority, StatusCode},
-    response::{IntoResponse, Response},
 };
 use std::net::IpAddr;
 
@@ -105,7 +104,7 @@ impl HostPolicy {
 /// An HTTP/2 request names its host only in `:authority`; once checked, it
 /// is copied into `Host`, so everything after this layer (the origin rules
 /// above all) reads the host the same way over HTTP/1.1 and HTTP/2.
-pub fn check_host(gate: &Gate, request: &mut Request) -> Result<(), Response> {
+pub fn check_host(gate: &Gate, request: &mut Request) -> Result<(), ApiError> {
     let mut hosts = request.headers().get_all(header::HOST).iter();
     let header_host = match hosts.next().map(|value| value.to_str()) {
         None => None,
@@ -133,7 +132,7 @@ pub fn check_host(gate: &Gate, request: &mut Request) -> Result<(), Response> {
     Ok(())
 }
 
-fn misdirected(host: &str) -> Response {
+fn misdirected(host: &str) -> ApiError {
     let shown: String = host.chars().take(100).collect();
     tracing::warn!(host = %shown, "refused a request for a foreign Host");
     ApiError::Rejected {
@@ -143,11 +142,10 @@ fn misdirected(host: &str) -> Response {
              if you reach codewhale through that name, start it with --allowed-host"
         ),
     }
-    .into_response()
 }
 
-fn bad_host(why: &'static str) -> Response {
-    ApiError::BadRequest(why.into()).into_response()
+fn bad_host(why: &'static str) -> ApiError {
+    ApiError::BadRequest(why.into())
 }
 
 /// The host part of a `Host` value, normalized: no port, no brackets, no
