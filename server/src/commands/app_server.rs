@@ -73,6 +73,7 @@ pub async fn run(args: HttpArgs, insecure: bool) -> Result<(), RunError> {
     .transpose()?;
     let scheme = if tls.is_some() { "https" } else { "http" };
     let listener = bind(&host, args.port).await?;
+    crate::http::router::warm_up();
     let port = listener.local_addr().map_err(RunError::Serve)?.port();
     let options = runtime_options(home.clone(), &config, current_dir()?, DEFAULT_TIMEOUT);
     let runtime = Arc::new(Runtime::open(options).await?);

@@ -26,6 +26,7 @@ pub async fn run(args: WebArgs) -> Result<(), RunError> {
         HostPolicy::configured(&args.allowed_hosts, &config.runtime_api.allowed_hosts)?;
     // Bind first: a second server on a busy port must not touch the store.
     let listener = bind(&args.host, args.port).await?;
+    crate::http::router::warm_up();
     let port = listener.local_addr().map_err(RunError::Serve)?.port();
     let options = runtime_options(home, &config, current_dir()?, DEFAULT_TIMEOUT);
     let runtime = Arc::new(Runtime::open(options).await?);

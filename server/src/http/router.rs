@@ -32,6 +32,24 @@ fn page_routes() -> Vec<AxumRouteListing> {
     ROUTES.get_or_init(|| generate_route_list(app::App)).clone()
 }
 
+/// The documented API's routes, built once per process: building them
+/// builds the OpenAPI description of every route too (`utoipa_axum`), the
+/// largest part of start-up.
+fn api_routes() -> Router<AppState> {
+    static API: OnceLock<Router<AppState>> = OnceLock::new();
+    API.get_or_init(|| openapi::api().0).clone()
+}
+
+/// Builds the routes on a blocking thread while the caller opens the
+/// store: the server answers sooner when the two overlap. `app` waits for
+/// whatever is not finished.
+pub fn warm_up() {
+    tokio::task::spawn_blocking(|| {
+        let _ = api_routes();
+        let _ = page_routes();
+    });
+}
+
 pub fn app(state: AppState) -> Router {
     let options = state.leptos_options.clone();
     let service: std::sync::Arc<dyn app::service::RuntimeService> =
@@ -46,9 +64,8 @@ pub fn app(state: AppState) -> Router {
     let cors = cors::layer(&state.gate.cors_origins);
     // The documented API (`openapi::api`), then what is not an API
     // operation: unknown /v1 paths, the sign-in and pairing exchanges.
-    let (api, _) = openapi::api();
     let routes = Router::new()
-        .merge(api)
+        .merge(api_routes())
         .merge(routes::info::unknown_routes())
         .merge(routes::bootstrap::router())
         .merge(routes::pairing::router())

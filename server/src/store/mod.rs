@@ -113,6 +113,10 @@ impl Store {
             .row_buffer_size(1024);
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
+            // A connection to a local file cannot go away between uses; the
+            // default ping before every acquire is one more round trip to
+            // sqlx's SQLite thread for every read and every write.
+            .test_before_acquire(false)
             .connect_with(options)
             .await
             .map_err(|source| StoreError::Open {
