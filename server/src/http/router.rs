@@ -78,9 +78,10 @@ pub fn app(state: AppState) -> Router {
         .fallback(assets::serve)
         .method_not_allowed_fallback(method_not_allowed)
         .with_state(state.clone());
-    // The edge wraps the finished router once (outermost first):
-    // `Router::layer` would give every route its own copy of the stack,
-    // cloned on every request.
+    // The edge wraps the finished router (outermost first), so a request
+    // clones and boxes the stack once. `Router::layer` wraps every route's
+    // handler in one more boxed service per layer, each cloned and boxed
+    // again on every request.
     let edge = ServiceBuilder::new()
         .layer(TraceLayer::new_for_http().make_span_with(request_span))
         // Small bodies are sent as they are: compressing a 64-byte answer
