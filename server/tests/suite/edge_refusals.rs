@@ -55,6 +55,15 @@ async fn a_foreign_host_is_refused_before_auth_on_every_surface() {
                 );
                 assert_eq!(reply.json()["error"]["status"], 421);
                 assert!(reply.header("access-control-allow-origin").is_none());
+                // Refusals carry the security headers too (`http/guard.rs`).
+                assert_eq!(
+                    reply.header("x-content-type-options").as_deref(),
+                    Some("nosniff"),
+                    "{method} {path} Host {host}"
+                );
+                assert!(reply
+                    .header("content-security-policy")
+                    .is_some_and(|csp| csp.contains("default-src 'none'")));
             }
         }
     }
