@@ -175,10 +175,12 @@ async function stderrLine(running: Running, prefix: string): Promise<string> {
   }
 }
 
-export const test = base.extend<{ codewhale: Codewhale; mobile: MobileCodewhale; withProvider: boolean }>({
+export const test = base.extend<{ codewhale: Codewhale; mobile: MobileCodewhale; withProvider: boolean; extraConfig: string }>({
   /** `false`: codewhale starts with no provider configured and no API keys. */
   withProvider: [true, { option: true }],
-  codewhale: async ({ withProvider }, use, testInfo) => {
+  /** More config.toml for the workbench's server (appended as is). */
+  extraConfig: ["", { option: true }],
+  codewhale: async ({ withProvider, extraConfig }, use, testInfo) => {
     const home = mkdtempSync(join(tmpdir(), "codewhale-e2e-"));
     const workspace = mkdtempSync(join(tmpdir(), "codewhale-e2e-workspace-"));
     const started: ChildProcess[] = [];
@@ -186,7 +188,7 @@ export const test = base.extend<{ codewhale: Codewhale; mobile: MobileCodewhale;
     try {
       const mock = await launch(mockBinary, [], {});
       started.push(mock.child);
-      writeFileSync(join(home, "config.toml"), config(mock.firstLine, withProvider));
+      writeFileSync(join(home, "config.toml"), config(mock.firstLine, withProvider) + extraConfig);
       const env: NodeJS.ProcessEnv = { ...process.env, CODEWHALE_HOME: home, RUST_LOG: "debug" };
       if (!withProvider) for (const key of Object.keys(env)) if (key.endsWith("_API_KEY")) delete env[key];
       const server = await launch(binary, ["web", "--no-open", "--port", "0"], { cwd: workspace, env });

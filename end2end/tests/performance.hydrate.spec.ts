@@ -1,5 +1,5 @@
 import { test, expect } from "./fixtures";
-import type { Reply } from "./support/replies";
+import { manyListDirCalls, text, type Reply } from "./support/replies";
 import { createThread, runTurn } from "./support/threads";
 import { writeFileSync } from "node:fs";
 
@@ -9,14 +9,6 @@ import { writeFileSync } from "node:fs";
 
 // Tracing snapshots the whole DOM on every action: it would be measured too.
 test.use({ trace: "off", screenshot: "off" });
-
-function manyListDirCalls(count: number): Reply {
-  const chunks: any[] = Array.from({ length: count }, (_, index) => ({
-    kind: "tool_call", index, id: `call_${index}`, name: "list_dir", arguments: "{}",
-  }));
-  chunks.push({ kind: "finish", reason: "tool_calls" }, { kind: "usage", prompt_tokens: 10, completion_tokens: 10 });
-  return { type: "stream", chunks, delay_ms: 0 };
-}
 
 function record(name: string, value: unknown) {
   const out = process.env.CODEWHALE_PERF_OUT ?? test.info().outputPath(`${name}.json`);
@@ -29,7 +21,7 @@ test("a thread of 2,000 items renders server-side and hydrates", async ({ page, 
   test.setTimeout(180_000);
   await codewhale.signIn(page);
   const thread = await createThread(codewhale.api, page, { auto_approve: true });
-  await codewhale.mock.push(manyListDirCalls(1000), manyListDirCalls(998), { type: "stream", chunks: [{ kind: "text", text: "done" }, { kind: "finish", reason: "stop" }], delay_ms: 0 });
+  await codewhale.mock.push(manyListDirCalls(1000), manyListDirCalls(998), text("done"));
   await runTurn(codewhale.api, page, thread.id, "list a lot");
   const { json: detail } = await codewhale.api(page, "GET", `/v1/threads/${thread.id}`);
   expect(detail.items.length).toBeGreaterThanOrEqual(2000);
@@ -39,7 +31,8 @@ test("a thread of 2,000 items renders server-side and hydrates", async ({ page, 
   const load = async () => {
     await page.goto(`${codewhale.origin}/threads/${thread.id}`);
     await page.locator("html[data-hydrated]").waitFor();
-    await expect(page.getByTestId("item")).toHaveCount(detail.items.length);
+    // The newest items; older ones come as the reader scrolls up.
+    await expect(page.getByTestId("item")).toHaveCount(100);
     return page.evaluate(() => {
       const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
       const mark = performance.getEntriesByName("codewhale:hydrated")[0];
@@ -85,5 +78,66 @@ test("10,000 streamed deltas arrive once each and the page stays responsive", as
     wall_ms: Date.now() - started,
     long_tasks: longTasks.length,
     longest_task_ms: Math.max(0, ...longTasks),
+  });
+});
+
+test.describe(() => {
+  // Ten thousand tool results outgrow the mock model's context window: the
+  // compaction's summary call would take one of the scripted replies.
+  test.use({ extraConfig: "\n[compaction]\nauto_fraction = 0\n" });
+  test("a thread of 10,000 items opens on its newest and scrolls back to its first", async ({ page, codewhale }) => {
+    // A benchmark (scripts/bench-web), not a check: building the thread takes
+    // most of a minute, and transcript.spec.ts tests the paging itself.
+    test.skip(!process.env.CODEWHALE_PERF_OUT, "runs under scripts/bench-web");
+    test.setTimeout(400_000);
+    await page.addInitScript(() => {
+      (window as any).__longTasks = [];
+      new PerformanceObserver((list) => {
+        for (const entry of list.getEntries()) (window as any).__longTasks.push(Math.round(entry.duration));
+      }).observe({ type: "longtask", buffered: true });
+    });
+    await codewhale.signIn(page);
+    const thread = await createThread(codewhale.api, page, { auto_approve: true });
+    await codewhale.mock.push(...Array.from({ length: 10 }, () => manyListDirCalls(1000)), text("done"));
+    await runTurn(codewhale.api, page, thread.id, "list a great deal", 300_000);
+    const { json: detail } = await codewhale.api(page, "GET", `/v1/threads/${thread.id}`);
+    expect(detail.items.length).toBe(10_002);
+
+    await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+    await page.locator("html[data-hydrated]").waitFor();
+    const items = page.getByTestId("item");
+    await expect(items).toHaveCount(100);
+    const opened = await page.evaluate(() => {
+      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      const mark = performance.getEntriesByName("codewhale:hydrated")[0];
+      const tasks = (window as any).__longTasks as number[];
+      (window as any).__longTasks = [];
+      return { hydrated_ms: Math.round(mark.startTime), html_bytes: nav.decodedBodySize, longest_task_ms: Math.max(0, ...tasks) };
+    });
+
+    // Scroll up the way a reader does, a wheel turn at a time, until the
+    // first item: every page of older items comes in on the way.
+    const transcript = page.getByTestId("transcript");
+    await transcript.hover();
+    const started = Date.now();
+    let wheels = 0;
+    while ((await page.getByTestId("earlier").count()) > 0) {
+      await page.mouse.wheel(0, -4000);
+      wheels += 1;
+      expect(wheels).toBeLessThan(2000);
+    }
+    await expect(items).toHaveCount(10_002);
+    await transcript.evaluate((el) => (el.scrollTop = 0));
+    await expect(items.first()).toContainText("list a great deal");
+    await expect(items.first()).toBeInViewport();
+    const scrolled: number[] = await page.evaluate(() => (window as any).__longTasks);
+    record("thread-10000-items", {
+      items: detail.items.length,
+      open: opened,
+      scroll_to_first_ms: Date.now() - started,
+      wheel_turns: wheels,
+      long_tasks_while_scrolling: scrolled.length,
+      longest_task_while_scrolling_ms: Math.max(0, ...scrolled),
+    });
   });
 });

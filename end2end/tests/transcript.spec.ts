@@ -1,5 +1,5 @@
 import { test, expect } from "./fixtures";
-import { text, reasoningThenText, toolCall } from "./support/replies";
+import { manyListDirCalls, text, reasoningThenText, toolCall } from "./support/replies";
 import { createThread, runTurn } from "./support/threads";
 
 // Runs hydrated and with JavaScript off: the rail and the transcript are
@@ -63,4 +63,50 @@ test("search narrows the rail", async ({ page, codewhale }) => {
   await expect(page.getByTestId("thread-row")).toContainText("Beta dolphin");
   await page.goto(`${codewhale.origin}/`);
   await expect(page.getByTestId("thread-row")).toHaveCount(2);
+});
+
+test("a long thread opens on its newest items and reaches its first", async ({ page, codewhale }, testInfo) => {
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page, { auto_approve: true });
+  await codewhale.mock.push(manyListDirCalls(250), text("All listed."));
+  await runTurn(codewhale.api, page, thread.id, "list it all");
+  const { json: detail } = await codewhale.api(page, "GET", `/v1/threads/${thread.id}`);
+  const total = detail.items.length;
+  expect(total).toBe(252);
+
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  const transcript = page.getByTestId("transcript");
+  const items = page.getByTestId("item");
+  await expect(items).toHaveCount(100);
+  await expect(items.last()).toContainText("All listed.");
+  const earlier = page.getByTestId("earlier");
+  await expect(earlier).toHaveText("Show 100 earlier items (152 in all)");
+
+  if (testInfo.project.use.javaScriptEnabled === false) {
+    // Without JavaScript the button is a plain GET form.
+    await earlier.click();
+    await expect(page).toHaveURL(/\?from=52$/);
+    await expect(items).toHaveCount(200);
+    await expect(earlier).toHaveText("Show 52 earlier items");
+    await earlier.click();
+    await expect(items).toHaveCount(total);
+  } else {
+    // Hydrated, scrolling near the top brings the next page; what the
+    // reader was looking at stays on screen.
+    await page.locator("html[data-hydrated]").waitFor();
+    await expect(items.last()).toBeInViewport();
+    await transcript.evaluate((el) => (el.scrollTop = 0));
+    await expect(items).toHaveCount(200);
+    await expect(items.nth(100)).toBeInViewport();
+    await expect(earlier).toHaveText("Show 52 earlier items");
+    // The button works from the keyboard too, in place: no navigation.
+    // (Focused without scrolling: scrolling up would load the page first.)
+    await earlier.evaluate((button: HTMLElement) => button.focus({ preventScroll: true }));
+    await page.keyboard.press("Enter");
+    await expect(items).toHaveCount(total);
+    await expect(items.nth(152)).toBeInViewport();
+    await expect(page).toHaveURL(`${codewhale.origin}/threads/${thread.id}`);
+  }
+  await expect(earlier).toHaveCount(0);
+  await expect(items.first()).toContainText("list it all");
 });

@@ -8,18 +8,82 @@ use crate::{
     protocol::{ItemKind, ItemStatus, TurnItemRecord},
 };
 use leptos::prelude::*;
+use leptos_router::hooks::use_query_map;
+
+/// Items a thread page renders at first: the newest ones. A long thread's
+/// older items come a page at a time as the reader scrolls up, so a page
+/// costs the browser the same whether the thread holds 200 items or 10,000.
+const WINDOW: usize = 100;
+/// Older items added per step (scrolling near the top, or the button).
+const PAGE: usize = 100;
 
 /// The thread's items in order; streamed text appears as it arrives.
 #[component]
 pub fn Transcript() -> AnyView {
     let live = expect_context::<Live>();
     let section = NodeRef::<leptos::html::Section>::new();
+    // The index of the first item rendered. The server and the browser
+    // compute it from the same snapshot and URL, so hydration matches;
+    // `?from=N` is how the button works without JavaScript.
+    let from = use_query_map().with_untracked(|q| q.get("from").and_then(|v| v.parse().ok()));
+    let window_start = live.items.with_untracked(|items| {
+        from.unwrap_or_else(|| items.len().saturating_sub(WINDOW))
+            .min(items.len())
+    });
+    let shown_from = RwSignal::new(window_start);
+    // Older items shown since, as `[start, end)` ranges, oldest first. Each
+    // page renders once in a block of its own: adding one never touches the
+    // others, and the browser skips the layout of those off screen.
+    let pages = RwSignal::new(Vec::<(usize, usize)>::new());
     // Follows the newest text while the reader is at the bottom; scrolling
     // up to read stops following until they scroll back down. Scroll events
     // of our own jumps are ignored: items sized by content-visibility grow
     // once on screen, so a jump can land short of the bottom.
     let following = StoredValue::new(true);
     let jumped = StoredValue::new(false);
+    // Adds a page of older items above, keeping what the reader sees where
+    // it is on screen (measured on the first item shown, so it holds
+    // whether or not the browser's own scroll anchoring moved it already).
+    let show_earlier = move || {
+        let start = shown_from.get_untracked();
+        if start == 0 {
+            return;
+        }
+        let anchor = section
+            .get_untracked()
+            .and_then(|el| el.query_selector("[data-test=item]").ok().flatten());
+        let before = anchor.as_ref().map(|a| a.get_bounding_client_rect().top());
+        let page = (start.saturating_sub(PAGE), start);
+        pages.update(|pages| pages.insert(0, page));
+        shown_from.set(page.0);
+        if let (Some(anchor), Some(before)) = (anchor, before) {
+            // The new items are in the DOM by the next frame; those that
+            // then come near the screen get their real size (content-
+            // visibility) a frame later, so look again for a few frames.
+            fn hold(
+                section: NodeRef<leptos::html::Section>,
+                jumped: StoredValue<bool>,
+                anchor: leptos::web_sys::Element,
+                before: f64,
+                frames: u8,
+            ) {
+                request_animation_frame(move || {
+                    let Some(Some(el)) = section.try_get_untracked() else {
+                        return;
+                    };
+                    let moved = anchor.get_bounding_client_rect().top() - before;
+                    if moved.abs() >= 1.0 {
+                        jumped.set_value(true);
+                        el.set_scroll_top(el.scroll_top() + moved.round() as i32);
+                    }
+                    if frames > 1 {
+                        hold(section, jumped, anchor, before, frames - 1);
+                    }
+                });
+            }
+            hold(section, jumped, anchor, before, 4);
+        }
+    };
     let on_scroll = move |_| {
         if jumped.get_value() {
             jumped.set_value(false);
@@ -28,6 +92,9 @@ pub fn Transcript() -> AnyView {
         if let Some(Some(el)) = section.try_get_untracked() {
             let from_bottom = el.scroll_height() - el.scroll_top() - el.client_height();
             following.set_value(from_bottom < 48);
+            if el.scroll_top() < el.client_height() {
+                show_earlier();
+            }
         }
     };
     let to_bottom = move || {
@@ -54,12 +121,37 @@ pub fn Transcript() -> AnyView {
             <Show when=move || live.items.with(Vec::is_empty)>
                 <p class="muted">"Nothing here yet. Write a prompt below to start."</p>
             </Show>
-            <For each=move || live.items.get() key=|entry| entry.id.get_value() let:entry>
+            <Show when=move || { shown_from.get() > 0 }>
+                <form class="earlier" method="get" on:submit=move |ev| { ev.prevent_default(); show_earlier(); }>
+                    <input type="hidden" name="from" value=move || shown_from.get().saturating_sub(PAGE) />
+                    <button type="submit" data-test="earlier">
+                        {move || earlier_label(shown_from.get())}
+                    </button>
+                </form>
+            </Show>
+            <For each=move || pages.get() key=|page| page.0 let:page>
+                <div class="page">
+                    {live.items.with_untracked(|items| {
+                        let (start, end) = (page.0.min(items.len()), page.1.min(items.len()));
+                        items[start..end].iter().map(|&entry| view! { <ItemView entry /> }).collect_view()
+                    })}
+                </div>
+            </For>
+            <For each=move || live.items.with(|items| items[window_start.min(items.len())..].to_vec()) key=|entry| entry.id.get_value() let:entry>
                 <ItemView entry />
             </For>
         </section>
     }
     .into_any()
+}
+
+fn earlier_label(hidden: usize) -> String {
+    let step = hidden.min(PAGE);
+    match hidden {
+        1 => "Show 1 earlier item".to_string(),
+        _ if step == hidden => format!("Show {hidden} earlier items"),
+        _ => format!("Show {step} earlier items ({hidden} in all)"),
+    }
 }
 
 /// Settled items never change again: they render once with no reactive

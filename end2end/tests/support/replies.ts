@@ -90,3 +90,12 @@ export function withUsage(reply: Reply, usage: TokenUsage): Reply {
   );
   return { ...reply, chunks };
 }
+
+/** One reply asking for `count` directory listings at once: each becomes a
+ * transcript item, so a few of these make a long thread quickly. */
+export function manyListDirCalls(count: number): Reply {
+  const chunks: Chunk[] = Array.from({ length: count }, (_, index) => ({
+    kind: "tool_call" as const, index, id: `call_many_${(calls += 1)}`, name: "list_dir", arguments: "{}",
+  }));
+  return stream(chunks, "tool_calls");
+}

@@ -21,7 +21,7 @@ export async function startTurn(api: Api, page: Page, threadId: string, prompt: 
 }
 
 /** Polls `GET /v1/threads/{id}` until the turn has ended; returns its record. */
-export async function waitForTurn(api: Api, page: Page, threadId: string, turnId: string): Promise<any> {
+export async function waitForTurn(api: Api, page: Page, threadId: string, turnId: string, timeout = 20_000): Promise<any> {
   let turn: any;
   await expect
     .poll(
@@ -30,16 +30,16 @@ export async function waitForTurn(api: Api, page: Page, threadId: string, turnId
         turn = json?.turns?.find((t: any) => t.id === turnId);
         return turn && !ACTIVE.includes(turn.status) ? turn.status : "running";
       },
-      { timeout: 20_000, intervals: [100, 200, 500] },
+      { timeout, intervals: [100, 200, 500] },
     )
     .not.toBe("running");
   return turn;
 }
 
 /** Starts a turn and waits for it to complete (a failed turn fails the test). */
-export async function runTurn(api: Api, page: Page, threadId: string, prompt: string): Promise<any> {
+export async function runTurn(api: Api, page: Page, threadId: string, prompt: string, timeout?: number): Promise<any> {
   const started = await startTurn(api, page, threadId, prompt);
-  const turn = await waitForTurn(api, page, threadId, started.id);
+  const turn = await waitForTurn(api, page, threadId, started.id, timeout);
   expect(turn.status, turn.error ?? "").toBe("completed");
   return turn;
 }
