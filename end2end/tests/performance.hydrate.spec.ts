@@ -2,6 +2,7 @@ import { test, expect } from "./fixtures";
 import { manyListDirCalls, text, type Reply } from "./support/replies";
 import { createThread, runTurn } from "./support/threads";
 import { writeFileSync } from "node:fs";
+import type { Page } from "@playwright/test";
 
 // Measures the workbench's performance targets with the browser's own
 // clocks (performance marks, long-task observer). It records numbers for
@@ -9,6 +10,16 @@ import { writeFileSync } from "node:fs";
 
 // Tracing snapshots the whole DOM on every action: it would be measured too.
 test.use({ trace: "off", screenshot: "off" });
+
+/** Every page of this test collects its long tasks' durations in window.__longTasks. */
+async function watchLongTasks(page: Page) {
+  await page.addInitScript(() => {
+    (window as any).__longTasks = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) (window as any).__longTasks.push(Math.round(entry.duration));
+    }).observe({ type: "longtask", buffered: true });
+  });
+}
 
 function record(name: string, value: unknown) {
   const out = process.env.CODEWHALE_PERF_OUT ?? test.info().outputPath(`${name}.json`);
@@ -51,12 +62,7 @@ test("a thread of 2,000 items renders server-side and hydrates", async ({ page, 
 
 test("10,000 streamed deltas arrive once each and the page stays responsive", async ({ page, codewhale }) => {
   test.setTimeout(180_000);
-  await page.addInitScript(() => {
-    (window as any).__longTasks = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) (window as any).__longTasks.push(Math.round(entry.duration));
-    }).observe({ type: "longtask", buffered: true });
-  });
+  await watchLongTasks(page);
   await codewhale.signIn(page);
   const thread = await createThread(codewhale.api, page, {});
   await page.goto(`${codewhale.origin}/threads/${thread.id}`);
@@ -90,12 +96,7 @@ test.describe(() => {
     // most of a minute, and transcript.spec.ts tests the paging itself.
     test.skip(!process.env.CODEWHALE_PERF_OUT, "runs under scripts/bench-web");
     test.setTimeout(400_000);
-    await page.addInitScript(() => {
-      (window as any).__longTasks = [];
-      new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) (window as any).__longTasks.push(Math.round(entry.duration));
-      }).observe({ type: "longtask", buffered: true });
-    });
+    await watchLongTasks(page);
     await codewhale.signIn(page);
     const thread = await createThread(codewhale.api, page, { auto_approve: true });
     await codewhale.mock.push(...Array.from({ length: 10 }, () => manyListDirCalls(1000)), text("done"));
