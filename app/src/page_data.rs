@@ -4,9 +4,9 @@
 //! Pages and components both read it from context; it depends on neither.
 
 use crate::{
-    api::{list_providers, list_threads, load_thread},
+    api::{list_providers, list_threads, load_thread, ThreadPage},
     error::ServiceError,
-    protocol::{ProviderModels, ThreadDetail, ThreadSummary},
+    protocol::{ProviderModels, ThreadSummary},
     surface::Surface,
 };
 use leptos::prelude::*;
@@ -27,8 +27,8 @@ impl RailRefresh {
 pub struct PageData {
     pub threads: Resource<Result<Vec<ThreadSummary>, ServiceError>>,
     pub providers: Resource<Result<Vec<ProviderModels>, ServiceError>>,
-    /// The selected thread's snapshot (`None` off a thread page).
-    pub detail: Resource<Result<Option<ThreadDetail>, ServiceError>>,
+    /// The selected thread's page (`None` off a thread page).
+    pub detail: Resource<Result<Option<ThreadPage>, ServiceError>>,
 }
 
 /// Creates the resources and provides them (with the rail's refresh signal).
@@ -46,11 +46,19 @@ pub fn provide_page_data() {
     let providers = Resource::new(|| (), |_| list_providers());
     let thread_id =
         Memo::new(move |_| location.pathname.with(|path| Surface::thread_in_path(path)));
+    // `?from=N`: the transcript's first item, when its button is used
+    // without JavaScript.
+    let from = move || {
+        query
+            .read()
+            .get("from")
+            .and_then(|v| v.parse::<usize>().ok())
+    };
     let detail = Resource::new(
-        move || thread_id.get(),
-        |id| async move {
+        move || (thread_id.get(), from()),
+        |(id, from)| async move {
             match id {
-                Some(id) => load_thread(id).await.map(Some),
+                Some(id) => load_thread(id, from).await.map(Some),
                 None => Ok(None),
             }
         },

@@ -94,6 +94,9 @@ test("a long thread opens on its newest items and reaches its first", async ({ p
     // Hydrated, scrolling near the top brings the next page; what the
     // reader was looking at stays on screen.
     await page.locator("html[data-hydrated]").waitFor();
+    // The page follows the newest item for two frames after it opens.
+    await expect.poll(() => transcript.evaluate((el) => el.scrollHeight - el.scrollTop - el.clientHeight)).toBeLessThan(2);
+    await page.evaluate(() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))));
     await expect(items.last()).toBeInViewport();
     await transcript.evaluate((el) => (el.scrollTop = 0));
     await expect(items).toHaveCount(200);
@@ -106,6 +109,19 @@ test("a long thread opens on its newest items and reaches its first", async ({ p
     await expect(items).toHaveCount(total);
     await expect(items.nth(152)).toBeInViewport();
     await expect(page).toHaveURL(`${codewhale.origin}/threads/${thread.id}`);
+
+    // A page opened at `?from=N` (the button's link without JavaScript)
+    // hydrates as the server rendered it, and the rest is still reachable.
+    const errors: string[] = [];
+    page.on("console", (message) => message.type() === "error" && errors.push(message.text()));
+    await page.goto(`${codewhale.origin}/threads/${thread.id}?from=52`);
+    await page.locator("html[data-hydrated]").waitFor();
+    await expect(items).toHaveCount(200);
+    await expect(earlier).toHaveText("Show 52 earlier items");
+    await earlier.evaluate((button: HTMLElement) => button.focus({ preventScroll: true }));
+    await page.keyboard.press("Enter");
+    await expect(items).toHaveCount(total);
+    expect(errors).toEqual([]);
   }
   await expect(earlier).toHaveCount(0);
   await expect(items.first()).toContainText("list it all");

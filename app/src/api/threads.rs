@@ -6,8 +6,11 @@
 // Not imported by name: the server-fn macros define structs called
 // `CreateThread`, `StartTurn`… for the calls themselves.
 use crate::error::ServiceError;
-use crate::protocol::{self as p, ProviderModels, ThreadDetail, ThreadRecord, ThreadSummary};
+use crate::protocol::{
+    self as p, ProviderModels, ThreadDetail, ThreadRecord, ThreadSummary, TurnItemRecord,
+};
 use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
 
 #[cfg(feature = "ssr")]
 use crate::service::service as runtime;
@@ -27,12 +30,51 @@ pub async fn list_threads(
     runtime()?.threads(query).await
 }
 
+/// A thread as its page opens: the snapshot holding only the items from
+/// `from` on (the newest `live::WINDOW` when `from` is not given), and how
+/// many come before them.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct ThreadPage {
+    pub detail: ThreadDetail,
+    pub earlier: usize,
+}
+
 #[server(prefix = "/api", endpoint = "thread")]
-pub async fn load_thread(id: String) -> Result<ThreadDetail, ServiceError> {
+pub async fn load_thread(id: String, from: Option<usize>) -> Result<ThreadPage, ServiceError> {
     let mut detail = runtime()?.thread(id).await?;
-    for item in &mut detail.items {
-        // The Changes panel groups file changes by turn and the transcript
-        // marks undone turns' messages: those two kinds keep their turn.
+    let count = detail.items.len();
+    let start = from
+        .unwrap_or_else(|| count.saturating_sub(crate::live::WINDOW))
+        .min(count);
+    detail.items.drain(..start);
+    trim_for_display(&mut detail.items);
+    Ok(ThreadPage {
+        detail,
+        earlier: start,
+    })
+}
+
+/// The thread's items `start..end` (clamped to what it holds), in order.
+#[server(prefix = "/api", endpoint = "thread_items")]
+pub async fn load_items(
+    id: String,
+    start: usize,
+    end: usize,
+) -> Result<Vec<TurnItemRecord>, ServiceError> {
+    let mut items = runtime()?.thread(id).await?.items;
+    let end = end.min(items.len());
+    items.truncate(end);
+    items.drain(..start.min(end));
+    trim_for_display(&mut items);
+    Ok(items)
+}
+
+/// Leaves out what the workbench never shows. The Changes panel groups
+/// file changes by turn and the transcript marks undone turns' messages:
+/// those two kinds keep their turn.
+#[cfg(feature = "ssr")]
+fn trim_for_display(items: &mut [TurnItemRecord]) {
+    for item in items {
         let turn = std::mem::take(&mut item.turn_id);
         item.trim_for_display();
         if matches!(
@@ -42,7 +84,6 @@ pub async fn load_thread(id: String) -> Result<ThreadDetail, ServiceError> {
             item.turn_id = turn;
         }
     }
-    Ok(detail)
 }
 
 #[server(prefix = "/api", endpoint = "providers")]

@@ -3,15 +3,15 @@ use super::{
     thread_panels::{Panel, PanelToggles, SidePanel},
     Attention, Composer, ForkNotice, ThreadHeader, Transcript,
 };
-use crate::{live::Live, protocol::ThreadDetail};
+use crate::{api::ThreadPage, live::Live};
 use leptos::prelude::*;
 
 /// A thread: header, transcript, what waits on the user, and the composer.
 /// In the browser it follows the thread's event stream from the snapshot's
-/// latest_seq.
+/// latest_seq, and fetches a long thread's older items.
 #[component]
-pub fn ThreadView(detail: ThreadDetail) -> impl IntoView {
-    let live = Live::new(detail);
+pub fn ThreadView(page: ThreadPage) -> impl IntoView {
+    let live = Live::open(page);
     provide_context(live);
     LastUserMessage::provide(live);
     let panel = RwSignal::new(None::<Panel>);
@@ -87,4 +87,5 @@ fn follow(live: Live) {
         ended: use_context::<SessionEnded>(),
     };
     stream::follow(live, hooks);
+    crate::live::fetch_older(live);
 }

@@ -10,11 +10,8 @@ use crate::{
 use leptos::prelude::*;
 use leptos_router::hooks::use_query_map;
 
-/// Items a thread page renders at first: the newest ones. A long thread's
-/// older items come a page at a time as the reader scrolls up, so a page
-/// costs the browser the same whether the thread holds 200 items or 10,000.
-const WINDOW: usize = 100;
-/// Older items added per step (scrolling near the top, or the button).
+/// Older items added per step (scrolling near the top, or the button). The
+/// page opens on its newest `live::WINDOW` items.
 const PAGE: usize = 100;
 
 /// The thread's items in order; streamed text appears as it arrives.
@@ -22,15 +19,20 @@ const PAGE: usize = 100;
 pub fn Transcript() -> AnyView {
     let live = expect_context::<Live>();
     let section = NodeRef::<leptos::html::Section>::new();
-    // The index of the first item rendered. The server and the browser
-    // compute it from the same snapshot and URL, so hydration matches;
-    // `?from=N` is how the button works without JavaScript.
-    let from = use_query_map().with_untracked(|q| q.get("from").and_then(|v| v.parse().ok()));
-    let window_start = live.items.with_untracked(|items| {
-        from.unwrap_or_else(|| items.len().saturating_sub(WINDOW))
-            .min(items.len())
-    });
+    // Positions here count every item of the thread; `live.items` starts
+    // `live.missing` items in until the older ones are fetched. The page's
+    // snapshot begins at `window_start`, so the server and the browser
+    // render the same items and hydration matches.
+    let window_start = live.missing.get_untracked();
+    let local = move |position: usize| position.saturating_sub(live.missing.get_untracked());
+    // The first item shown.
     let shown_from = RwSignal::new(window_start);
+    let kept_query: Vec<(&'static str, String)> = use_query_map().with_untracked(|q| {
+        ["q", "archived"]
+            .into_iter()
+            .filter_map(|name| q.get(name).map(|value| (name, value)))
+            .collect()
+    });
     // Older items shown since, as `[start, end)` ranges, oldest first. Each
     // page renders once in a block of its own: adding one never touches the
     // others, and the browser skips the layout of those off screen.
@@ -42,47 +44,33 @@ pub fn Transcript() -> AnyView {
     let following = StoredValue::new(true);
     let jumped = StoredValue::new(false);
     // Adds a page of older items above, keeping what the reader sees where
-    // it is on screen (measured on the first item shown, so it holds
-    // whether or not the browser's own scroll anchoring moved it already).
+    // it is on screen: the first item shown is measured in the content
+    // (not on screen, so the reader's own scrolling meanwhile stands), and
+    // the scroll moves by as much as the content above it grew.
+    // Returns false when the older items have not arrived (yet).
     let show_earlier = move || {
         let start = shown_from.get_untracked();
-        if start == 0 {
-            return;
+        if start == 0 || live.missing.get_untracked() > start.saturating_sub(PAGE) {
+            return false;
         }
-        let anchor = section
-            .get_untracked()
-            .and_then(|el| el.query_selector("[data-test=item]").ok().flatten());
-        let before = anchor.as_ref().map(|a| a.get_bounding_client_rect().top());
+        let measured = section.get_untracked().and_then(|el| {
+            let anchor = el.query_selector("[data-test=item]").ok().flatten()?;
+            let before = content_offset(&el, &anchor);
+            Some((anchor, before))
+        });
         let page = (start.saturating_sub(PAGE), start);
         pages.update(|pages| pages.insert(0, page));
         shown_from.set(page.0);
-        if let (Some(anchor), Some(before)) = (anchor, before) {
-            // The new items are in the DOM by the next frame; those that
-            // then come near the screen get their real size (content-
-            // visibility) a frame later, so look again for a few frames.
-            fn hold(
-                section: NodeRef<leptos::html::Section>,
-                jumped: StoredValue<bool>,
-                anchor: leptos::web_sys::Element,
-                before: f64,
-                frames: u8,
-            ) {
-                request_animation_frame(move || {
-                    let Some(Some(el)) = section.try_get_untracked() else {
-                        return;
-                    };
-                    let moved = anchor.get_bounding_client_rect().top() - before;
-                    if moved.abs() >= 1.0 {
-                        jumped.set_value(true);
-                        el.set_scroll_top(el.scroll_top() + moved.round() as i32);
-                    }
-                    if frames > 1 {
-                        hold(section, jumped, anchor, before, frames - 1);
-                    }
-                });
-            }
+        if let Some((anchor, before)) = measured {
             hold(section, jumped, anchor, before, 4);
         }
+        true
+    };
+    let near_top = move || {
+        section
+            .try_get_untracked()
+            .flatten()
+            .is_some_and(|el| el.scroll_top() < el.client_height())
     };
     let on_scroll = move |_| {
         if jumped.get_value() {
@@ -106,6 +94,13 @@ pub fn Transcript() -> AnyView {
             }
         }
     };
+    // The reader may reach the top before the older items arrive (one
+    // who has not scrolled up is following the newest, not reading back).
+    Effect::new(move |_| {
+        if live.missing.get() == 0 && !following.get_value() && near_top() {
+            show_earlier();
+        }
+    });
     Effect::new(move |_| {
         live.cursor.track();
         live.items.track();
@@ -117,32 +112,78 @@ pub fn Transcript() -> AnyView {
         }
     });
     view! {
-        <section class="transcript" node_ref=section aria-label="Transcript" aria-live="polite" data-test="transcript" on:click=copy_code on:scroll=on_scroll>
-            <Show when=move || live.items.with(Vec::is_empty)>
+        <section class="transcript" node_ref=section aria-label="Transcript" data-test="transcript" on:click=copy_code on:scroll=on_scroll>
+            <Show when=move || live.items.with(Vec::is_empty) && shown_from.get() == 0>
                 <p class="muted">"Nothing here yet. Write a prompt below to start."</p>
             </Show>
             <Show when=move || { shown_from.get() > 0 }>
-                <form class="earlier" method="get" on:submit=move |ev| { ev.prevent_default(); show_earlier(); }>
+                <form class="earlier" method="get" on:submit=move |ev| { if show_earlier() { ev.prevent_default() } }>
                     <input type="hidden" name="from" value=move || shown_from.get().saturating_sub(PAGE) />
+                    // A GET form replaces the query: keep the rail's.
+                    {kept_query.clone().into_iter().map(|(name, value)| view! { <input type="hidden" name=name value=value /> }).collect_view()}
                     <button type="submit" data-test="earlier">
                         {move || earlier_label(shown_from.get())}
                     </button>
                 </form>
             </Show>
+            // Pages index the item list by position: right while items are
+            // only ever appended (`Live::reset` keeps the order, and drops
+            // fetched older items together with `missing`).
             <For each=move || pages.get() key=|page| page.0 let:page>
                 <div class="page">
                     {live.items.with_untracked(|items| {
-                        let (start, end) = (page.0.min(items.len()), page.1.min(items.len()));
+                        let end = local(page.1).min(items.len());
+                        let start = local(page.0).min(end);
                         items[start..end].iter().map(|&entry| view! { <ItemView entry /> }).collect_view()
                     })}
                 </div>
             </For>
-            <For each=move || live.items.with(|items| items[window_start.min(items.len())..].to_vec()) key=|entry| entry.id.get_value() let:entry>
-                <ItemView entry />
-            </For>
+            // Only the newest items are a live region: a page of older ones
+            // coming in is not news to announce.
+            <div class="newest" aria-live="polite">
+                <For each=move || { let start = window_start.saturating_sub(live.missing.get()); live.items.with(|items| items[start.min(items.len())..].to_vec()) } key=|entry| entry.id.get_value() let:entry>
+                    <ItemView entry />
+                </For>
+            </div>
         </section>
     }
     .into_any()
+}
+
+/// Where `item` sits in the scrolled content of `section`.
+fn content_offset(section: &leptos::web_sys::Element, item: &leptos::web_sys::Element) -> f64 {
+    item.get_bounding_client_rect().top() - section.get_bounding_client_rect().top()
+        + f64::from(section.scroll_top())
+}
+
+/// Scrolls by as much as `anchor` moved in the content, for a few frames:
+/// the new items are in the DOM by the next one, and those that then come
+/// near the screen take their real size (content-visibility) a frame later.
+fn hold(
+    section: NodeRef<leptos::html::Section>,
+    jumped: StoredValue<bool>,
+    anchor: leptos::web_sys::Element,
+    last: f64,
+    frames: u8,
+) {
+    request_animation_frame(move || {
+        let Some(Some(el)) = section.try_get_untracked() else {
+            return;
+        };
+        let now = content_offset(&el, &anchor);
+        let shift = (now - last).round() as i32;
+        if shift != 0 {
+            let was = el.scroll_top();
+            el.set_scroll_top(was + shift);
+            // Only a scroll that happened sends an event to ignore.
+            if el.scroll_top() != was {
+                jumped.set_value(true);
+            }
+        }
+        if frames > 1 {
+            hold(section, jumped, anchor, now, frames - 1);
+        }
+    });
 }
 
 fn earlier_label(hidden: usize) -> String {

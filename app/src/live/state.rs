@@ -18,7 +18,7 @@ pub struct Entry {
 
 impl Entry {
     /// The text moves into its own signal; `record.detail` is left empty.
-    fn new(mut record: TurnItemRecord) -> Self {
+    pub(super) fn new(mut record: TurnItemRecord) -> Self {
         let text = record.detail.take().unwrap_or_default();
         Self {
             id: StoredValue::new(record.id.clone()),
@@ -71,6 +71,8 @@ pub struct Live {
     pub effective_model: RwSignal<Option<String>>,
     pub turns: RwSignal<Vec<TurnRecord>>,
     pub items: RwSignal<Vec<Entry>>,
+    /// Items older than the first in `items` not fetched yet (`paging.rs`).
+    pub missing: RwSignal<usize>,
     pub approvals: RwSignal<Vec<Value>>,
     pub inputs: RwSignal<Vec<Value>>,
     pub tool_calls: RwSignal<Vec<Value>>,
@@ -86,6 +88,7 @@ impl Live {
             effective_model: RwSignal::new(None),
             turns: RwSignal::new(Vec::new()),
             items: RwSignal::new(Vec::new()),
+            missing: RwSignal::new(0),
             approvals: RwSignal::new(Vec::new()),
             inputs: RwSignal::new(Vec::new()),
             tool_calls: RwSignal::new(Vec::new()),
@@ -307,11 +310,11 @@ fn remove(list: RwSignal<Vec<Value>>, payload: &Value, key: &str) {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use serde_json::json;
 
-    fn detail() -> ThreadDetail {
+    pub(in crate::live) fn detail() -> ThreadDetail {
         serde_json::from_value(json!({
             "thread": {"id": "thr_1", "created_at": "", "updated_at": "", "model": null,
                 "model_provider": null, "workspace": null, "mode": "agent", "allow_shell": true,

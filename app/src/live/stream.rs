@@ -192,9 +192,9 @@ fn resync(live: Live, stream: Rc<RefCell<Stream>>, hooks: Hooks) {
     }
     let id = live.thread.with_untracked(|t| t.id.clone());
     leptos::task::spawn_local(async move {
-        match crate::api::load_thread(id).await {
-            Ok(detail) => {
-                live.reset(detail);
+        match crate::api::load_thread(id, None).await {
+            Ok(page) => {
+                live.reset_page(page);
                 open(live, stream, hooks);
             }
             Err(error) if error.status == 401 => session_ended(live, &stream, hooks, &error),

@@ -10,7 +10,7 @@ pub fn ThreadPage() -> AnyView {
         <Suspense fallback=|| view! { <p class="loading">"Loading thread…"</p> }>
             {move || Suspend::new(async move {
                 match detail.await {
-                    Ok(Some(detail)) => view! { <ThreadView detail /> }.into_any(),
+                    Ok(Some(page)) => view! { <ThreadView page /> }.into_any(),
                     Ok(None) => ().into_any(),
                     Err(error) => view! { <ErrorNotice message=error.to_string() /> }.into_any(),
                 }

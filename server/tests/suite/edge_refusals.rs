@@ -325,6 +325,68 @@ async fn failed_server_functions_answer_with_their_status_and_message() {
     assert_eq!(reply.status, StatusCode::CONFLICT, "{}", reply.text());
 }
 
+/// A thread page holds its newest items (`from`, or the last 100) and says
+/// how many come before; `thread_items` serves any range of them, clamped.
+#[tokio::test]
+async fn thread_pages_and_item_ranges_are_served_in_order() {
+    use common::scripted::{Scripted, Step};
+    let steps = (0..4)
+        .map(|n| Step::Say(vec![format!("answer {n}")]))
+        .collect();
+    let h = Harness::with_engine(Scripted::new(steps)).await;
+    let api = h.api().await;
+    let thread = api.create_thread(serde_json::json!({})).await.id;
+    let mut reader = api.events(&thread).await;
+    api.start_turn(&thread, serde_json::json!({"prompt": "go"}))
+        .await;
+    reader.until("turn.completed").await;
+    let all: Vec<String> = api
+        .thread(&thread)
+        .await
+        .items
+        .into_iter()
+        .map(|i| i.id)
+        .collect();
+    assert_eq!(all.len(), 5, "the prompt and four answers");
+
+    let call = |path: &'static str, body: String| {
+        h.request("POST", path, &[FORM, ("authorization", BEARER)], body)
+    };
+    let ids = |items: &serde_json::Value| -> Vec<String> {
+        let items = items.as_array().expect("a list of items");
+        items
+            .iter()
+            .map(|i| i["id"].as_str().unwrap().to_string())
+            .collect()
+    };
+    for (from, earlier) in [("", 0), ("&from=2", 2), ("&from=5", 5), ("&from=99999", 5)] {
+        let reply = call("/api/thread", format!("id={thread}{from}")).await;
+        assert_eq!(reply.status, StatusCode::OK, "{from}: {}", reply.text());
+        let page = reply.json();
+        assert_eq!(page["earlier"], earlier, "{from}");
+        assert_eq!(ids(&page["detail"]["items"]), all[earlier..], "{from}");
+    }
+    for (range, expected) in [
+        ("start=1&end=3", &all[1..3]),
+        ("start=0&end=99999", &all[..]),
+        ("start=3&end=1", &all[..0]),
+        ("start=7&end=9", &all[..0]),
+    ] {
+        let reply = call("/api/thread_items", format!("id={thread}&{range}")).await;
+        assert_eq!(reply.status, StatusCode::OK, "{range}: {}", reply.text());
+        assert_eq!(ids(&reply.json()), expected, "{range}");
+    }
+    for bad in ["&from=-1", "&from=many"] {
+        let reply = call("/api/thread", format!("id={thread}{bad}")).await;
+        assert_eq!(
+            reply.status,
+            StatusCode::BAD_REQUEST,
+            "{bad}: {}",
+            reply.text()
+        );
+    }
+}
+
 /// The Changes and Files panels' server functions (`app/src/api/changes.rs`)
 /// get the edge's rules like every other: no credentials is a 401 before
 /// they run, and a path out of the workspace is refused as `/v1` refuses it.
@@ -348,6 +410,7 @@ async fn the_rewind_and_workspace_server_functions_hold_the_same_rules() {
         ),
         ("/api/review_apply", "id=thr_00ff00ff&finding_id=item_0"),
         ("/api/review_revert", "id=thr_00ff00ff&action_id=item_0"),
+        ("/api/thread_items", "id=thr_00ff00ff&start=0&end=10"),
     ];
     let visitor = Harness::new().await;
     let h = Harness::app_server().await;
