@@ -91,6 +91,8 @@ mod tests {
 
     #[test]
     fn older_items_go_in_front_once() {
+        let owner = Owner::new();
+        owner.set();
         let live = Live::open(page(&["c", "d"], 2));
         assert_eq!(live.missing.get_untracked(), 2);
         live.prepend(vec![item("a"), item("b")]);
@@ -100,6 +102,8 @@ mod tests {
 
     #[test]
     fn an_old_item_the_stream_already_added_is_not_repeated() {
+        let owner = Owner::new();
+        owner.set();
         let live = Live::open(page(&["c", "d", "b"], 2));
         let streamed = live.items.with_untracked(|items| items[2]);
         live.prepend(vec![item("a"), item("b")]);
@@ -111,6 +115,8 @@ mod tests {
 
     #[test]
     fn a_fresh_page_drops_older_items_and_counts_them_again() {
+        let owner = Owner::new();
+        owner.set();
         let live = Live::open(page(&["c", "d"], 2));
         live.prepend(vec![item("a"), item("b")]);
         live.reset_page(page(&["d", "e"], 3));
