@@ -7,8 +7,8 @@ pub use crate::api::{FleetCommand, McpCommand};
 use crate::protocol::{
     AnswerUserInput, ApprovalDecided, CreatePairing, CreateThread, DecideApproval, DeviceRecord,
     DeviceRevoked, ListThreads, PairingCreated, PatchDevice, PatchThread, ProviderModels,
-    StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord, TurnStarted,
-    UsageOverview, UserInputAnswered, Workbench,
+    StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnItemRecord, TurnRecord,
+    TurnStarted, UsageOverview, UserInputAnswered, Workbench,
 };
 use crate::protocol::{
     ApplyReview, EditLastTurn, ForkAtUserMessage, ForkedAt, Rerun, RestoreSnapshot, Restored,
@@ -31,6 +31,8 @@ pub type Reply<'a, T> = Pin<Box<dyn Future<Output = Result<T, ServiceError>> + S
 pub trait RuntimeService: Send + Sync {
     fn threads(&self, query: ListThreads) -> Reply<'_, Vec<ThreadSummary>>;
     fn thread(&self, id: String) -> Reply<'_, ThreadDetail>;
+    /// Items `start..end` of a thread (clamped to what it holds), in order.
+    fn thread_items(&self, id: String, start: usize, end: usize) -> Reply<'_, Vec<TurnItemRecord>>;
     fn create_thread(&self, request: CreateThread) -> Reply<'_, ThreadRecord>;
     fn patch_thread(&self, id: String, patch: PatchThread) -> Reply<'_, ThreadRecord>;
     fn fork_thread(&self, id: String) -> Reply<'_, ThreadRecord>;

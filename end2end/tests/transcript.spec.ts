@@ -108,6 +108,8 @@ test("a long thread opens on its newest items and reaches its first", async ({ p
     await page.keyboard.press("Enter");
     await expect(items).toHaveCount(total);
     await expect(items.nth(152)).toBeInViewport();
+    // The button left with the last page; focus stays in the transcript.
+    await expect(transcript).toBeFocused();
     await expect(page).toHaveURL(`${codewhale.origin}/threads/${thread.id}`);
 
     // A page opened at `?from=N` (the button's link without JavaScript)

@@ -61,10 +61,7 @@ pub async fn load_items(
     start: usize,
     end: usize,
 ) -> Result<Vec<TurnItemRecord>, ServiceError> {
-    let mut items = runtime()?.thread(id).await?.items;
-    let end = end.min(items.len());
-    items.truncate(end);
-    items.drain(..start.min(end));
+    let mut items = runtime()?.thread_items(id, start, end).await?;
     trim_for_display(&mut items);
     Ok(items)
 }

@@ -66,6 +66,19 @@ pub fn Transcript() -> AnyView {
         }
         true
     };
+    let on_earlier = move |ev: leptos::ev::SubmitEvent| {
+        if !show_earlier() {
+            return;
+        }
+        ev.prevent_default();
+        // The button leaves with the last page: keep the reader's focus in
+        // the transcript rather than letting it fall to <body>.
+        if shown_from.get_untracked() == 0 {
+            if let Some(el) = section.get_untracked() {
+                let _ = el.focus();
+            }
+        }
+    };
     let near_top = move || {
         section
             .try_get_untracked()
@@ -112,12 +125,12 @@ pub fn Transcript() -> AnyView {
         }
     });
     view! {
-        <section class="transcript" node_ref=section aria-label="Transcript" data-test="transcript" on:click=copy_code on:scroll=on_scroll>
+        <section class="transcript" node_ref=section tabindex="-1" aria-label="Transcript" data-test="transcript" on:click=copy_code on:scroll=on_scroll>
             <Show when=move || live.items.with(Vec::is_empty) && shown_from.get() == 0>
                 <p class="muted">"Nothing here yet. Write a prompt below to start."</p>
             </Show>
             <Show when=move || { shown_from.get() > 0 }>
-                <form class="earlier" method="get" on:submit=move |ev| { if show_earlier() { ev.prevent_default() } }>
+                <form class="earlier" method="get" on:submit=on_earlier>
                     <input type="hidden" name="from" value=move || shown_from.get().saturating_sub(PAGE) />
                     // A GET form replaces the query: keep the rail's.
                     {kept_query.clone().into_iter().map(|(name, value)| view! { <input type="hidden" name=name value=value /> }).collect_view()}

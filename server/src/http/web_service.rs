@@ -14,8 +14,8 @@ use app::service::{FleetCommand, McpCommand, Reply, RuntimeService, ServiceError
 use protocol::{
     AnswerUserInput, ApprovalDecided, CreatePairing, CreateThread, DecideApproval, DeviceRecord,
     DeviceRevoked, ListThreads, PairingCreated, PatchDevice, PatchThread, ProviderModels,
-    StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnRecord, TurnStarted,
-    UsageOverview, UserInputAnswered, Workbench,
+    StartTurn, SteerTurn, ThreadDetail, ThreadRecord, ThreadSummary, TurnItemRecord, TurnRecord,
+    TurnStarted, UsageOverview, UserInputAnswered, Workbench,
 };
 use protocol::{
     ApplyReview, EditLastTurn, ForkAtUserMessage, ForkedAt, Rerun, RestoreSnapshot, Restored,
@@ -226,6 +226,10 @@ impl RuntimeService for WebService {
 
     fn thread(&self, id: String) -> Reply<'_, ThreadDetail> {
         reply(async move { self.runtime.thread(&id).await })
+    }
+
+    fn thread_items(&self, id: String, start: usize, end: usize) -> Reply<'_, Vec<TurnItemRecord>> {
+        reply(async move { self.runtime.thread_items(&id, start, end).await })
     }
 
     fn create_thread(&self, request: CreateThread) -> Reply<'_, ThreadRecord> {

@@ -44,8 +44,8 @@ use git::GitCache;
 use protocol::{
     AnswerUserInput, ApprovalDecided, CompactThread, CreateThread, DecideApproval,
     DynamicToolResult, ListThreads, PatchThread, ProviderModels, StartTurn, SteerTurn,
-    ThreadDetail, ThreadRecord, ThreadSummary, ToolResultAccepted, TurnRecord, TurnStarted,
-    UsageOverview, UsageQuery, UsageReport, UserInputAnswered,
+    ThreadDetail, ThreadRecord, ThreadSummary, ToolResultAccepted, TurnItemRecord, TurnRecord,
+    TurnStarted, UsageOverview, UsageQuery, UsageReport, UserInputAnswered,
 };
 use std::{path::PathBuf, sync::Arc, time::Duration};
 use stream::{Cursor, Frame};
@@ -250,6 +250,16 @@ impl Runtime {
     /// The snapshot: records, items and what is waiting on a client.
     pub async fn thread(&self, thread_id: &str) -> Result<ThreadDetail, RuntimeError> {
         self.turns.detail(thread_id).await
+    }
+
+    /// Items `start..end` of a thread's transcript (clamped), in order.
+    pub async fn thread_items(
+        &self,
+        thread_id: &str,
+        start: usize,
+        end: usize,
+    ) -> Result<Vec<TurnItemRecord>, RuntimeError> {
+        threads::items_in_range(&self.store, thread_id, start, end).await
     }
 
     pub async fn patch_thread(

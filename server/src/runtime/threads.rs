@@ -10,7 +10,7 @@ use futures::future::join_all;
 use protocol::{
     CreateThread, EventPayload, ItemKind, ListThreads, Mode, PatchThread, ThreadDetail,
     ThreadForkedPayload, ThreadRecord, ThreadStartedPayload, ThreadSummary, ThreadUpdatedPayload,
-    TurnRecord,
+    TurnItemRecord, TurnRecord,
 };
 use std::{collections::HashMap, path::Path};
 
@@ -184,6 +184,35 @@ pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, RuntimeErro
         pending_user_inputs: Vec::new(),
         pending_dynamic_tool_calls: Vec::new(),
     })
+}
+
+/// Items `start..end` of a thread (clamped to what it holds), in order:
+/// one page of a transcript, read without the rest of the snapshot.
+pub async fn items_in_range(
+    store: &Store,
+    id: &str,
+    start: usize,
+    end: usize,
+) -> Result<Vec<TurnItemRecord>, RuntimeError> {
+    let id = ids::parse(ids::THREAD, id, "thread")?;
+    let mut tx = store
+        .pool()
+        .begin()
+        .await
+        .map_err(store::StoreError::from)?;
+    store::threads::get(&mut tx, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    // SQLite takes signed 64-bit bounds; a thread never holds i64::MAX items.
+    let offset = i64::try_from(start).unwrap_or(i64::MAX);
+    let limit = i64::try_from(end.saturating_sub(start)).unwrap_or(i64::MAX);
+    let items = if limit == 0 {
+        Vec::new()
+    } else {
+        store::turns::items_in_range(&mut tx, id, offset, limit).await?
+    };
+    tx.commit().await.map_err(store::StoreError::from)?;
+    Ok(items)
 }
 
 pub async fn patch(

@@ -109,6 +109,26 @@ pub async fn items_by_thread(
     items_where(conn, "thread_id", thread_id).await
 }
 
+/// The thread's items from position `offset` on, at most `limit` of them,
+/// in order (a page of a long transcript).
+pub async fn items_in_range(
+    conn: &mut SqliteConnection,
+    thread_id: &str,
+    offset: i64,
+    limit: i64,
+) -> Result<Vec<TurnItemRecord>, StoreError> {
+    let rows: Vec<ItemRow> = sqlx::query_as(
+        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
+         FROM items WHERE thread_id = ?1 ORDER BY position LIMIT ?2 OFFSET ?3",
+    )
+    .bind(thread_id)
+    .bind(limit)
+    .bind(offset)
+    .fetch_all(conn)
+    .await?;
+    rows.into_iter().map(TurnItemRecord::try_from).collect()
+}
+
 /// One turn's items, in order.
 pub async fn items_of_turn(
     conn: &mut SqliteConnection,

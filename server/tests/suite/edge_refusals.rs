@@ -371,10 +371,24 @@ async fn thread_pages_and_item_ranges_are_served_in_order() {
         ("start=0&end=99999", &all[..]),
         ("start=3&end=1", &all[..0]),
         ("start=7&end=9", &all[..0]),
+        ("start=4&end=18446744073709551615", &all[4..]),
+        (
+            "start=18446744073709551615&end=18446744073709551615",
+            &all[..0],
+        ),
     ] {
         let reply = call("/api/thread_items", format!("id={thread}&{range}")).await;
         assert_eq!(reply.status, StatusCode::OK, "{range}: {}", reply.text());
         assert_eq!(ids(&reply.json()), expected, "{range}");
+    }
+    // A thread that does not exist is 404, an id that cannot be one 400,
+    // as the whole snapshot answers them.
+    for (id, status) in [
+        ("thr_00ff00ff", StatusCode::NOT_FOUND),
+        ("nope", StatusCode::BAD_REQUEST),
+    ] {
+        let reply = call("/api/thread_items", format!("id={id}&start=0&end=5")).await;
+        assert_eq!(reply.status, status, "{id}: {}", reply.text());
     }
     for bad in ["&from=-1", "&from=many"] {
         let reply = call("/api/thread", format!("id={thread}{bad}")).await;
