@@ -19,7 +19,9 @@ export default defineConfig({
   testDir: "./tests",
   outputDir: "./test-results",
   fullyParallel: false,
-  workers: 1,
+  // Every test starts its own codewhale and mock provider on ephemeral
+  // ports, so spec files run two at a time (one per core).
+  workers: Number(process.env.PLAYWRIGHT_WORKERS ?? 2),
   forbidOnly: !!process.env.CI,
   retries: 0,
   timeout: 60_000,
