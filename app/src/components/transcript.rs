@@ -59,6 +59,9 @@ pub fn Transcript() -> AnyView {
             Some((anchor, before))
         });
         let page = (start.saturating_sub(PAGE), start);
+        if page.0 == 0 {
+            keep_focus(section);
+        }
         pages.update(|pages| pages.insert(0, page));
         shown_from.set(page.0);
         if let Some((anchor, before)) = measured {
@@ -67,16 +70,8 @@ pub fn Transcript() -> AnyView {
         true
     };
     let on_earlier = move |ev: leptos::ev::SubmitEvent| {
-        if !show_earlier() {
-            return;
-        }
-        ev.prevent_default();
-        // The button leaves with the last page: keep the reader's focus in
-        // the transcript rather than letting it fall to <body>.
-        if shown_from.get_untracked() == 0 {
-            if let Some(el) = section.get_untracked() {
-                let _ = el.focus();
-            }
+        if show_earlier() {
+            ev.prevent_default();
         }
     };
     let near_top = move || {
@@ -161,6 +156,21 @@ pub fn Transcript() -> AnyView {
         </section>
     }
     .into_any()
+}
+
+/// The "Show earlier" button leaves with the last page, by a press or by
+/// scrolling: if it has the focus, the transcript takes it rather than
+/// letting it fall to <body>.
+fn keep_focus(section: NodeRef<leptos::html::Section>) {
+    let Some(el) = section.get_untracked() else {
+        return;
+    };
+    let on_button = document()
+        .active_element()
+        .is_some_and(|active| active.closest("form.earlier").ok().flatten().is_some());
+    if on_button {
+        let _ = el.focus();
+    }
 }
 
 /// Where `item` sits in the scrolled content of `section`.

@@ -159,15 +159,8 @@ pub async fn summaries(
 /// The snapshot, read in one transaction so that it and `latest_seq`
 /// describe the same moment (WAL snapshot isolation).
 pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, RuntimeError> {
-    let id = ids::parse(ids::THREAD, id, "thread")?;
-    let mut tx = store
-        .pool()
-        .begin()
-        .await
-        .map_err(store::StoreError::from)?;
-    let thread = store::threads::get(&mut tx, id)
-        .await?
-        .ok_or_else(|| not_found(id))?;
+    // `id` is a valid id once the thread is found.
+    let (mut tx, thread) = read_thread(store, id).await?;
     let turns = store::turns::by_thread(&mut tx, id).await?;
     let items = store::turns::items_by_thread(&mut tx, id).await?;
     let latest_seq = store::events::latest_seq_in(&mut tx, id).await?;
@@ -186,6 +179,23 @@ pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, RuntimeErro
     })
 }
 
+/// A read transaction (one WAL snapshot) and the thread's row in it.
+async fn read_thread(
+    store: &Store,
+    id: &str,
+) -> Result<(sqlx::Transaction<'static, sqlx::Sqlite>, ThreadRow), RuntimeError> {
+    let id = ids::parse(ids::THREAD, id, "thread")?;
+    let mut tx = store
+        .pool()
+        .begin()
+        .await
+        .map_err(store::StoreError::from)?;
+    let thread = store::threads::get(&mut tx, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
+    Ok((tx, thread))
+}
+
 /// Items `start..end` of a thread (clamped to what it holds), in order:
 /// one page of a transcript, read without the rest of the snapshot.
 pub async fn items_in_range(
@@ -194,22 +204,14 @@ pub async fn items_in_range(
     start: usize,
     end: usize,
 ) -> Result<Vec<TurnItemRecord>, RuntimeError> {
-    let id = ids::parse(ids::THREAD, id, "thread")?;
-    let mut tx = store
-        .pool()
-        .begin()
-        .await
-        .map_err(store::StoreError::from)?;
-    store::threads::get(&mut tx, id)
-        .await?
-        .ok_or_else(|| not_found(id))?;
+    let (mut tx, thread) = read_thread(store, id).await?;
     // SQLite takes signed 64-bit bounds; a thread never holds i64::MAX items.
     let offset = i64::try_from(start).unwrap_or(i64::MAX);
     let limit = i64::try_from(end.saturating_sub(start)).unwrap_or(i64::MAX);
     let items = if limit == 0 {
         Vec::new()
     } else {
-        store::turns::items_in_range(&mut tx, id, offset, limit).await?
+        store::turns::items_in_range(&mut tx, &thread.id, offset, limit).await?
     };
     tx.commit().await.map_err(store::StoreError::from)?;
     Ok(items)
