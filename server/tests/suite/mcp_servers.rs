@@ -137,7 +137,10 @@ async fn configured_servers_are_started_on_use_and_their_tools_called_with_appro
     assert!(!listed.to_string().contains("env-value-never-shown"));
     assert_eq!(listed["servers"].as_array().unwrap().len(), 2);
 
-    // A tools listing starts them.
+    // A tools listing starts them. It waits 2 s at most, then says
+    // `starting`: npx on a loaded machine can take longer than that.
+    get(&s, "/v1/apps/mcp/tools?server=fs").await;
+    until_status(&s, "fs", "ready").await;
     let tools = get(&s, "/v1/apps/mcp/tools?server=fs").await;
     let names = exposed(&tools);
     assert!(
