@@ -28,6 +28,9 @@ const TURN_COLUMNS: &str = "id, thread_id, status, input_summary, created_at, st
     ended_at, duration_ms, usage, effective_provider, effective_model, effective_billing_surface, \
     error, steer_count, undone_at, instructions";
 
+const ITEM_COLUMNS: &str =
+    "id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at";
+
 #[derive(Debug, sqlx::FromRow)]
 struct ItemRow {
     id: String,
@@ -117,10 +120,9 @@ pub async fn items_in_range(
     offset: i64,
     limit: i64,
 ) -> Result<Vec<TurnItemRecord>, StoreError> {
-    let rows: Vec<ItemRow> = sqlx::query_as(
-        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
-         FROM items WHERE thread_id = ?1 ORDER BY position LIMIT ?2 OFFSET ?3",
-    )
+    let rows: Vec<ItemRow> = sqlx::query_as(&format!(
+        "SELECT {ITEM_COLUMNS} FROM items WHERE thread_id = ?1 ORDER BY position LIMIT ?2 OFFSET ?3"
+    ))
     .bind(thread_id)
     .bind(limit)
     .bind(offset)
@@ -143,10 +145,7 @@ async fn items_where(
     column: &'static str,
     value: &str,
 ) -> Result<Vec<TurnItemRecord>, StoreError> {
-    let sql = format!(
-        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
-         FROM items WHERE {column} = ?1 ORDER BY position"
-    );
+    let sql = format!("SELECT {ITEM_COLUMNS} FROM items WHERE {column} = ?1 ORDER BY position");
     let rows: Vec<ItemRow> = sqlx::query_as(&sql).bind(value).fetch_all(conn).await?;
     rows.into_iter().map(TurnItemRecord::try_from).collect()
 }
@@ -156,12 +155,11 @@ pub async fn items_for_model(
     conn: &mut SqliteConnection,
     thread_id: &str,
 ) -> Result<Vec<TurnItemRecord>, StoreError> {
-    let rows: Vec<ItemRow> = sqlx::query_as(
-        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
-         FROM items WHERE thread_id = ?1
+    let rows: Vec<ItemRow> = sqlx::query_as(&format!(
+        "SELECT {ITEM_COLUMNS} FROM items WHERE thread_id = ?1
            AND turn_id NOT IN (SELECT id FROM turns WHERE thread_id = ?1 AND undone_at IS NOT NULL)
-         ORDER BY position",
-    )
+         ORDER BY position"
+    ))
     .bind(thread_id)
     .fetch_all(conn)
     .await?;
@@ -291,12 +289,11 @@ pub async fn get_item(
     conn: &mut SqliteConnection,
     id: &str,
 ) -> Result<Option<TurnItemRecord>, StoreError> {
-    let row: Option<ItemRow> = sqlx::query_as(
-        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at FROM items WHERE id = ?1",
-    )
-    .bind(id)
-    .fetch_optional(conn)
-    .await?;
+    let row: Option<ItemRow> =
+        sqlx::query_as(&format!("SELECT {ITEM_COLUMNS} FROM items WHERE id = ?1"))
+            .bind(id)
+            .fetch_optional(conn)
+            .await?;
     row.map(TurnItemRecord::try_from).transpose()
 }
 
@@ -317,10 +314,10 @@ pub async fn open_items(
     conn: &mut SqliteConnection,
     turn_id: &str,
 ) -> Result<Vec<TurnItemRecord>, StoreError> {
-    let rows: Vec<ItemRow> = sqlx::query_as(
-        "SELECT id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at
-         FROM items WHERE turn_id = ?1 AND status IN ('queued', 'in_progress') ORDER BY position",
-    )
+    let rows: Vec<ItemRow> = sqlx::query_as(&format!(
+        "SELECT {ITEM_COLUMNS} FROM items
+         WHERE turn_id = ?1 AND status IN ('queued', 'in_progress') ORDER BY position"
+    ))
     .bind(turn_id)
     .fetch_all(conn)
     .await?;
