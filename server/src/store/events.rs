@@ -133,6 +133,68 @@ pub async fn after(
     .await?)
 }
 
+/// What `packed_after` read: `count` events as one text, records separated
+/// by RS (U+001E), each `seq` US `event` US `tail` (US is U+001F), where
+/// `tail` is the wire envelope from its `"event"` field on (`,"event":…,
+/// "payload":…}`); `runtime::stream` writes the head, which holds the
+/// cursor-dependent `previous_seq`. JSON text never holds a raw control
+/// character, so the separators cannot occur inside a record.
+#[derive(Debug)]
+pub struct Packed {
+    pub count: usize,
+    /// True when no event follows the ones packed (yet).
+    pub last: bool,
+    pub text: String,
+}
+
+/// One record of `packed_after` (a SQLite `format` string).
+const PACKED_RECORD: &str = concat!(
+    "%d\u{1f}%s\u{1f}",
+    r#","event":%s,"kind":%s,"thread_id":%s,"turn_id":%s,"item_id":%s,"#,
+    r#""timestamp":%s,"created_at":%s,"payload":%s}"#
+);
+
+/// Up to `limit` events of a thread after `after`, oldest first, as one
+/// row. sqlx hands every row from its SQLite thread to the caller with a
+/// wake-up; one row per batch, each event written by one printf, took a
+/// full replay from ~170k to ~300k events/s (BENCHMARKS.md, issue 18).
+/// `None` when a payload is not valid JSON: the caller reads row by row
+/// and says which event.
+pub async fn packed_after(
+    pool: &SqlitePool,
+    thread_id: &str,
+    after: i64,
+    limit: i64,
+) -> Result<Option<Packed>, StoreError> {
+    // One printf per event (a chain of `||` copies the growing text at
+    // every step). No ORDER BY inside group_concat: it sorts through a
+    // temporary b-tree; the rows arrive in the subquery's order, and
+    // `runtime::stream` checks that the seqs rise. (A running sum of the
+    // payloads' sizes, to cap a batch's bytes here, cost a third of the
+    // speed: the caller sizes `limit` from the last batch instead.)
+    let (count, corrupt, text): (i64, i64, String) = sqlx::query_as(
+        "SELECT count(*), coalesce(sum(NOT json_valid(payload)), 0), coalesce(group_concat(
+             format(?4, seq, event, event_json, event_json, json_quote(thread_id),
+                    json_quote(turn_id), json_quote(item_id), timestamp_json, timestamp_json,
+                    payload),
+             char(30)), '')
+         FROM (SELECT seq, thread_id, turn_id, item_id, event, json_quote(event) AS event_json,
+                      json_quote(timestamp) AS timestamp_json, payload
+               FROM events WHERE thread_id = ?1 AND seq > ?2 ORDER BY seq LIMIT ?3)",
+    )
+    .bind(thread_id)
+    .bind(after)
+    .bind(limit)
+    .bind(PACKED_RECORD)
+    .fetch_one(pool)
+    .await?;
+    Ok((corrupt == 0).then_some(Packed {
+        count: count as usize,
+        last: count < limit,
+        text,
+    }))
+}
+
 /// The cursor from which only the newest `keep` events after `after` remain:
 /// the seq of the last omitted event, or `after` when nothing is omitted.
 pub async fn tail_cursor(

@@ -304,7 +304,29 @@ async fn restart_recovery_interrupts_unfinished_turns_exactly_once() {
         )
         .await
         .unwrap();
-    tokio::time::sleep(std::time::Duration::from_millis(200)).await; // the message item is open
+    // Wait until the engine has said its piece (the message item is open
+    // and the engine hangs): a sleep here raced the turn's setup under load.
+    let mut frames = before
+        .subscribe(
+            &thread.id,
+            codewhale::runtime::stream::Cursor {
+                since_seq: 0,
+                replay_limit: None,
+            },
+        )
+        .await
+        .unwrap();
+    tokio::time::timeout(std::time::Duration::from_secs(30), async {
+        while let Some(frame) = frames.recv().await {
+            if frame.event == "item.delta" && frame.data.contains("half ") {
+                return;
+            }
+        }
+        panic!("the stream ended before the message's delta");
+    })
+    .await
+    .expect("the message's delta arrives");
+    drop(frames);
     drop(before); // the "process" is gone; its turn stays in_progress on disk
 
     let after_restart = Runtime::open(options(Scripted::new(vec![]))).await.unwrap();
