@@ -138,7 +138,8 @@ pub async fn after(
 /// `tail` is the wire envelope from its `"event"` field on (`,"event":…,
 /// "payload":…}`); `runtime::stream` writes the head, which holds the
 /// cursor-dependent `previous_seq`. JSON text never holds a raw control
-/// character, so the separators cannot occur inside a record.
+/// character, so the separators cannot occur inside the tail; `event` is
+/// written raw, and `runtime::stream` checks it against its quoted copy.
 #[derive(Debug)]
 pub struct Packed {
     pub count: usize,
@@ -155,11 +156,10 @@ const PACKED_RECORD: &str = concat!(
 );
 
 /// Up to `limit` events of a thread after `after`, oldest first, as one
-/// row. sqlx hands every row from its SQLite thread to the caller with a
-/// wake-up; one row per batch, each event written by one printf, took a
-/// full replay from ~170k to ~300k events/s (BENCHMARKS.md, issue 18).
-/// `None` when a payload is not valid JSON: the caller reads row by row
-/// and says which event.
+/// row: what a long replay reads. With each event written by one printf,
+/// a full replay went from ~170k to ~300k events/s (BENCHMARKS.md, issue
+/// 18). `None` when a payload is not valid JSON: the caller reads row by
+/// row and says which event.
 pub async fn packed_after(
     pool: &SqlitePool,
     thread_id: &str,
@@ -169,9 +169,10 @@ pub async fn packed_after(
     // One printf per event (a chain of `||` copies the growing text at
     // every step). No ORDER BY inside group_concat: it sorts through a
     // temporary b-tree; the rows arrive in the subquery's order, and
-    // `runtime::stream` checks that the seqs rise. (A running sum of the
-    // payloads' sizes, to cap a batch's bytes here, cost a third of the
-    // speed: the caller sizes `limit` from the last batch instead.)
+    // `runtime::stream` checks that the seqs rise (and reads row by row
+    // if they do not). A running sum of the payloads' sizes, to cap a
+    // batch's bytes here, cost a third of the speed: the caller sizes
+    // `limit` from the last batch instead.
     let (count, corrupt, text): (i64, i64, String) = sqlx::query_as(
         "SELECT count(*), coalesce(sum(NOT json_valid(payload)), 0), coalesce(group_concat(
              format(?4, seq, event, event_json, event_json, json_quote(thread_id),

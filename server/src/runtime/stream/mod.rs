@@ -17,16 +17,12 @@ use serde_json::value::RawValue;
 use std::sync::Arc;
 use tokio::sync::{broadcast::error::RecvError, mpsc, watch};
 
+mod replay;
+
 /// Events per read from the store, row by row (fleet streams, and a
-/// thread's when its batch cannot be packed).
+/// thread's when its batch cannot be packed); also how many frames wait
+/// for a slow client.
 pub const BATCH: i64 = 256;
-/// Events per packed read (`store::events::packed_after`): at most
-/// PACKED_BATCH, and as many as PACKED_BYTES hold at the last batch's
-/// average size, so a thread of big events comes in smaller batches. The
-/// first read is PACKED_FIRST.
-const PACKED_BATCH: i64 = 1024;
-const PACKED_BYTES: usize = 1 << 20;
-const PACKED_FIRST: i64 = 128;
 pub const MAX_REPLAY_LIMIT: i64 = 4096;
 
 /// One event ready for the wire.
@@ -78,101 +74,6 @@ fn envelope(event: &StoredEvent, previous_seq: i64) -> Result<String, store::Sto
         payload,
     };
     serde_json::to_string(&envelope).map_err(|e| store::StoreError::Corrupt(e.to_string()))
-}
-
-/// A batch of the store's events as frames.
-struct Batch {
-    frames: Vec<Frame>,
-    /// How many events the next packed read asks for.
-    next_limit: i64,
-    /// No event follows these (yet).
-    caught_up: bool,
-    /// The seq of an event whose payload is not JSON: the frames stop
-    /// before it.
-    corrupt: Option<i64>,
-}
-
-/// The next events after `position`, read as one packed row (see
-/// `store::events::packed_after`), or row by row when that cannot be used
-/// (a corrupt payload, a batch too big for one SQLite string).
-async fn next_batch(
-    store: &Store,
-    thread_id: &str,
-    position: i64,
-    limit: i64,
-) -> Result<Batch, store::StoreError> {
-    if let Ok(Some(packed)) =
-        store::events::packed_after(store.pool(), thread_id, position, limit).await
-    {
-        if let Some(frames) = unpack(&packed.text, position).filter(|f| f.len() == packed.count) {
-            let next_limit = match packed.text.len().checked_div(packed.count) {
-                Some(average) => {
-                    (PACKED_BYTES / average.max(1)).clamp(1, PACKED_BATCH as usize) as i64
-                }
-                None => limit,
-            };
-            return Ok(Batch {
-                next_limit,
-                caught_up: packed.last,
-                frames,
-                corrupt: None,
-            });
-        }
-    }
-    let events = store::events::after(store.pool(), thread_id, position, BATCH).await?;
-    let mut frames = Vec::with_capacity(events.len());
-    let mut previous = position;
-    for event in &events {
-        let Ok(frame) = frame(event, previous) else {
-            return Ok(Batch {
-                frames,
-                next_limit: limit,
-                caught_up: (events.len() as i64) < BATCH,
-                corrupt: Some(event.seq),
-            });
-        };
-        previous = event.seq;
-        frames.push(frame);
-    }
-    Ok(Batch {
-        frames,
-        next_limit: limit,
-        caught_up: (events.len() as i64) < BATCH,
-        corrupt: None,
-    })
-}
-
-/// Frames from a packed batch: the envelope's head (which holds the
-/// previous seq, known only here) and the tail SQLite wrote. `None` when a
-/// record is not `seq US event US tail` or the seqs do not rise.
-fn unpack(text: &str, mut previous: i64) -> Option<Vec<Frame>> {
-    use std::fmt::Write as _;
-    if text.is_empty() {
-        return Some(Vec::new());
-    }
-    // One buffer for every envelope: each frame's data is then a single
-    // allocation (its `Arc<str>`).
-    let mut data = String::new();
-    text.split('\u{1e}')
-        .map(|record| {
-            let (seq, rest) = record.split_once('\u{1f}')?;
-            let (event, tail) = rest.split_once('\u{1f}')?;
-            let seq: i64 = seq.parse().ok().filter(|&seq| seq > previous)?;
-            data.clear();
-            write!(
-                data,
-                r#"{{"schema_version":{EVENT_SCHEMA_VERSION},"seq":{seq},"previous_seq":{previous}"#
-            )
-            .ok()?;
-            data.push_str(tail);
-            previous = seq;
-            Some(Frame {
-                seq,
-                event: event.to_string(),
-                data: Arc::from(data.as_str()),
-            })
-        })
-        .collect()
 }
 
 /// The frame of a carried live event whose thread's previous event is
@@ -289,16 +190,11 @@ pub async fn open_with_pauses(
         }
         None => cursor.since_seq,
     };
-    let (tx, rx) = mpsc::channel(PACKED_BATCH as usize);
+    let (tx, rx) = mpsc::channel(BATCH as usize);
     tokio::spawn(async move {
-        let mut ahead = None;
-        let mut limit = PACKED_FIRST;
+        let mut limit = replay::FIRST_LIMIT;
         loop {
-            let batch = match ahead.take() {
-                Some(read) => read,
-                None => next_batch(&store, &thread_id, position, limit).await,
-            };
-            let batch = match batch {
+            let batch = match replay::next_batch(&store, &thread_id, position, limit).await {
                 Ok(batch) => batch,
                 Err(error) => {
                     tracing::error!(%error, "event stream read failed");
@@ -308,29 +204,12 @@ pub async fn open_with_pauses(
             let caught_up = batch.caught_up;
             limit = batch.next_limit;
             pause(RaceWindow::BatchRead).await;
-            let last = batch.frames.last().map_or(position, |frame| frame.seq);
-            let deliver = async {
-                for frame in batch.frames {
-                    if tx.send(frame).await.is_err() {
-                        return false; // client gone
-                    }
+            for frame in batch.frames {
+                position = frame.seq;
+                if tx.send(frame).await.is_err() {
+                    return; // client gone
                 }
-                true
-            };
-            // A full batch: the next one is read while this one goes out,
-            // so SQLite's thread and the sender work side by side.
-            let delivered = if caught_up || batch.corrupt.is_some() {
-                deliver.await
-            } else {
-                let (delivered, next) =
-                    tokio::join!(deliver, next_batch(&store, &thread_id, last, limit));
-                ahead = Some(next);
-                delivered
-            };
-            if !delivered {
-                return;
             }
-            position = last;
             if let Some(seq) = batch.corrupt {
                 tracing::error!(seq, "skipping a corrupt event ends the stream");
                 return;
@@ -372,5 +251,4 @@ pub async fn open_with_pauses(
 }
 
 #[cfg(test)]
-#[path = "stream_tests.rs"]
 mod tests;
