@@ -159,8 +159,8 @@ pub async fn summaries(
 /// The snapshot, read in one transaction so that it and `latest_seq`
 /// describe the same moment (WAL snapshot isolation).
 pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, RuntimeError> {
-    // `id` is a valid id once the thread is found.
     let (mut tx, thread) = read_thread(store, id).await?;
+    let id = thread.id.as_str();
     let turns = store::turns::by_thread(&mut tx, id).await?;
     let items = store::turns::items_by_thread(&mut tx, id).await?;
     let latest_seq = store::events::latest_seq_in(&mut tx, id).await?;
