@@ -12,7 +12,7 @@ use protocol::{
     ThreadForkedPayload, ThreadRecord, ThreadStartedPayload, ThreadSummary, ThreadUpdatedPayload,
     TurnItemRecord, TurnRecord,
 };
-use std::{collections::HashMap, path::Path};
+use std::{collections::HashMap, path::Path, sync::Arc};
 
 /// The longest title, counted as given (surrounding blanks included).
 pub const MAX_TITLE_CHARS: usize = 160;
@@ -50,7 +50,7 @@ fn search(query: &ListThreads) -> Option<&str> {
 }
 
 pub async fn create(
-    store: &Store,
+    store: &Arc<Store>,
     default_workspace: &Path,
     request: CreateThread,
 ) -> Result<ThreadRecord, RuntimeError> {
@@ -83,17 +83,13 @@ pub async fn create(
         preview: None,
     };
     let record = ThreadRecord::from(row.clone());
-    let mut tx = store.begin_write().await?;
-    store::threads::insert(tx.conn(), &row).await?;
-    tx.created_thread(&row.id);
-    tx.append(NewEvent::thread(
+    let started = NewEvent::thread(
         &row.id,
         EventPayload::ThreadStarted(ThreadStartedPayload {
             thread: record.clone(),
         }),
-    ))
-    .await?;
-    tx.commit().await?;
+    );
+    store.create_thread(row, started).await?;
     Ok(record)
 }
 

@@ -60,58 +60,83 @@ pub struct StoredEvent {
 impl WriteTx<'_> {
     /// Appends inside this transaction and returns the allocated seq.
     pub async fn append(&mut self, event: NewEvent) -> Result<i64, StoreError> {
-        let seq = self.seqs.allocate()?;
-        let name = event.event();
-        let payload = serde_json::to_string(&event.payload.into_value())
-            .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+        Ok(self.append_all(vec![event]).await?[0])
+    }
+
+    /// Appends `events` in order, in one statement, and returns their seqs.
+    pub async fn append_all(&mut self, events: Vec<NewEvent>) -> Result<Vec<i64>, StoreError> {
         let timestamp = crate::clock::now();
-        let thread_id: Arc<str> = match self.newest_in_thread.get_key_value(&*event.thread_id) {
-            Some((id, _)) => id.clone(),
-            None => {
-                let newest = latest_seq_in(&mut self.tx, &event.thread_id).await?;
-                let id: Arc<str> = Arc::from(event.thread_id.as_str());
-                self.newest_in_thread.insert(id.clone(), newest);
-                id
-            }
-        };
-        sqlx::query(
-            "INSERT INTO events (seq, thread_id, turn_id, item_id, event, timestamp, payload)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )
-        .bind(seq)
-        .bind(&event.thread_id)
-        .bind(&event.turn_id)
-        .bind(&event.item_id)
-        .bind(name.as_str())
-        .bind(&timestamp)
-        .bind(&payload)
-        .execute(&mut *self.tx)
-        .await?;
-        let previous_in_thread = self
-            .newest_in_thread
-            .insert(thread_id.clone(), seq)
-            .unwrap_or(0);
-        let carried = (payload.len() <= MAX_CARRIED_PAYLOAD).then(|| {
-            Arc::new(LiveEvent {
-                previous_in_thread,
-                event: StoredEvent {
-                    seq,
-                    thread_id: event.thread_id,
-                    turn_id: event.turn_id,
-                    item_id: event.item_id,
-                    event: name.as_str().to_string(),
-                    timestamp,
-                    payload,
-                },
-                rendered: Default::default(),
-            })
+        let mut rows = Vec::with_capacity(events.len());
+        for event in events {
+            let seq = self.seqs.allocate()?;
+            let name = event.event();
+            let payload = serde_json::to_string(&event.payload.into_value())
+                .map_err(|e| StoreError::Corrupt(e.to_string()))?;
+            let key = self.thread_key(&event.thread_id).await?;
+            let row = StoredEvent {
+                seq,
+                thread_id: event.thread_id,
+                turn_id: event.turn_id,
+                item_id: event.item_id,
+                event: name.as_str().to_string(),
+                timestamp: timestamp.clone(),
+                payload,
+            };
+            rows.push((key, row));
+        }
+        let mut query = sqlx::QueryBuilder::new(
+            "INSERT INTO events (seq, thread_id, turn_id, item_id, event, timestamp, payload) ",
+        );
+        query.push_values(&rows, |mut values, (_, row)| {
+            values
+                .push_bind(row.seq)
+                .push_bind(&row.thread_id)
+                .push_bind(&row.turn_id)
+                .push_bind(&row.item_id)
+                .push_bind(&row.event)
+                .push_bind(&row.timestamp)
+                .push_bind(&row.payload);
         });
-        self.appended.push(Committed {
-            thread_id,
-            seq,
-            event: carried,
-        });
-        Ok(seq)
+        // As `threads::insert_all`: only the one-event form is cached.
+        query
+            .build()
+            .persistent(rows.len() == 1)
+            .execute(&mut *self.tx)
+            .await?;
+        let mut seqs = Vec::with_capacity(rows.len());
+        for (thread_id, event) in rows {
+            let seq = event.seq;
+            let previous_in_thread = self
+                .newest_in_thread
+                .insert(thread_id.clone(), seq)
+                .unwrap_or(0);
+            let carried = (event.payload.len() <= MAX_CARRIED_PAYLOAD).then(|| {
+                Arc::new(LiveEvent {
+                    previous_in_thread,
+                    event,
+                    rendered: Default::default(),
+                })
+            });
+            self.appended.push(Committed {
+                thread_id,
+                seq,
+                event: carried,
+            });
+            seqs.push(seq);
+        }
+        Ok(seqs)
+    }
+
+    /// The shared key of a thread this transaction writes to; the first
+    /// time, looks up the thread's newest seq (for `previous_in_thread`).
+    async fn thread_key(&mut self, thread_id: &str) -> Result<Arc<str>, StoreError> {
+        if let Some((id, _)) = self.newest_in_thread.get_key_value(thread_id) {
+            return Ok(id.clone());
+        }
+        let newest = latest_seq_in(&mut self.tx, thread_id).await?;
+        let id: Arc<str> = Arc::from(thread_id);
+        self.newest_in_thread.insert(id.clone(), newest);
+        Ok(id)
     }
 }
 

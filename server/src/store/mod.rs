@@ -4,6 +4,7 @@
 
 pub mod agent_runs;
 pub mod automations;
+mod creations;
 pub mod devices;
 pub mod events;
 pub mod fleet;
@@ -51,6 +52,9 @@ pub enum StoreError {
     Sqlx(#[from] sqlx::Error),
     #[error("stored data is corrupt: {0}")]
     Corrupt(String),
+    /// The task writing it went away first: the runtime is shutting down.
+    #[error("the write was abandoned before it committed")]
+    Abandoned,
 }
 
 /// A committed event, announced to live subscribers. Events this process
@@ -90,6 +94,7 @@ pub struct Store {
     writer: Mutex<SeqAllocator>,
     live: broadcast::Sender<Committed>,
     watcher: watch::Watcher,
+    creations: creations::Waiting,
 }
 
 impl Store {
@@ -132,6 +137,7 @@ impl Store {
             writer,
             live,
             watcher,
+            creations: Default::default(),
         })
     }
 

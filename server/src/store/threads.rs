@@ -83,29 +83,41 @@ impl ArchiveScope {
 }
 
 pub async fn insert(conn: &mut SqliteConnection, row: &ThreadRow) -> Result<(), StoreError> {
-    sqlx::query(&format!(
-        "INSERT INTO threads ({COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
-    ))
-    .bind(&row.id)
-    .bind(&row.created_at)
-    .bind(&row.updated_at)
-    .bind(&row.model)
-    .bind(&row.model_provider)
-    .bind(&row.workspace)
-    .bind(&row.mode)
-    .bind(row.allow_shell)
-    .bind(row.trust_mode)
-    .bind(row.auto_approve)
-    .bind(&row.title)
-    .bind(&row.system_prompt)
-    .bind(&row.task_id)
-    .bind(&row.latest_turn_id)
-    .bind(&row.latest_response_bookmark)
-    .bind(row.archived)
-    .bind(&row.dynamic_tools)
-    .bind(&row.preview)
-    .execute(conn)
-    .await?;
+    insert_all(conn, std::slice::from_ref(row)).await
+}
+
+/// Inserts `rows` in one statement (one round trip to sqlx's SQLite thread,
+/// which is what a thread creation costs; see `creations`).
+pub async fn insert_all(conn: &mut SqliteConnection, rows: &[ThreadRow]) -> Result<(), StoreError> {
+    let mut query = sqlx::QueryBuilder::new(format!("INSERT INTO threads ({COLUMNS}) "));
+    query.push_values(rows, |mut values, row| {
+        values
+            .push_bind(&row.id)
+            .push_bind(&row.created_at)
+            .push_bind(&row.updated_at)
+            .push_bind(&row.model)
+            .push_bind(&row.model_provider)
+            .push_bind(&row.workspace)
+            .push_bind(&row.mode)
+            .push_bind(row.allow_shell)
+            .push_bind(row.trust_mode)
+            .push_bind(row.auto_approve)
+            .push_bind(&row.title)
+            .push_bind(&row.system_prompt)
+            .push_bind(&row.task_id)
+            .push_bind(&row.latest_turn_id)
+            .push_bind(&row.latest_response_bookmark)
+            .push_bind(row.archived)
+            .push_bind(&row.dynamic_tools)
+            .push_bind(&row.preview);
+    });
+    // One cached statement for the single row; a batch's text varies with
+    // its size and would crowd the connection's statement cache.
+    query
+        .build()
+        .persistent(rows.len() == 1)
+        .execute(conn)
+        .await?;
     Ok(())
 }
 
