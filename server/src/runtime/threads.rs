@@ -152,20 +152,19 @@ pub async fn summaries(
     Ok(summaries)
 }
 
-/// The snapshot, read in one transaction so that it and `latest_seq`
+/// The snapshot, read in one statement so that it and `latest_seq`
 /// describe the same moment (WAL snapshot isolation).
 pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, RuntimeError> {
-    let (mut tx, thread) = read_thread(store, id).await?;
-    let id = thread.id.as_str();
-    let turns = store::turns::by_thread(&mut tx, id).await?;
-    let items = store::turns::items_by_thread(&mut tx, id).await?;
-    let latest_seq = store::events::latest_seq_in(&mut tx, id).await?;
-    tx.commit().await.map_err(store::StoreError::from)?;
+    let id = ids::parse(ids::THREAD, id, "thread")?;
+    let mut conn = store.conn().await?;
+    let snapshot = store::thread_detail::read(&mut conn, id)
+        .await?
+        .ok_or_else(|| not_found(id))?;
     Ok(ThreadDetail {
-        thread: thread.into(),
-        turns,
-        items,
-        latest_seq,
+        thread: snapshot.thread.into(),
+        turns: snapshot.turns,
+        items: snapshot.items,
+        latest_seq: snapshot.latest_seq,
         // Filled by the turn manager, which knows the engine.
         effective_model: None,
         // Filled by the engine's approval, user-input and client-tool bridges.

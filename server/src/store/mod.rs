@@ -13,6 +13,7 @@ pub mod process_lock;
 mod seq;
 pub mod snapshots;
 pub mod tasks;
+pub mod thread_detail;
 pub mod threads;
 pub mod turns;
 pub mod usage;

@@ -59,7 +59,8 @@ impl From<ThreadRow> for ThreadRecord {
     }
 }
 
-const COLUMNS: &str = "id, created_at, updated_at, model, model_provider, workspace, mode, \
+pub(super) const COLUMNS: &str =
+    "id, created_at, updated_at, model, model_provider, workspace, mode, \
     allow_shell, trust_mode, auto_approve, title, system_prompt, task_id, latest_turn_id, \
     latest_response_bookmark, archived, dynamic_tools, preview";
 

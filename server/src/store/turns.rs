@@ -4,8 +4,10 @@ use super::StoreError;
 use protocol::{ItemKind, ItemStatus, TurnItemRecord, TurnRecord, TurnStatus, Usage};
 use sqlx::SqliteConnection;
 
-#[derive(Debug, sqlx::FromRow)]
-struct TurnRow {
+/// A turn as stored; also read from a JSON array of `TURN_COLUMNS`
+/// (`thread_detail`), hence `Deserialize`.
+#[derive(Debug, sqlx::FromRow, serde::Deserialize)]
+pub(super) struct TurnRow {
     id: String,
     thread_id: String,
     status: String,
@@ -24,15 +26,17 @@ struct TurnRow {
     instructions: String,
 }
 
-const TURN_COLUMNS: &str = "id, thread_id, status, input_summary, created_at, started_at, \
+pub(super) const TURN_COLUMNS: &str =
+    "id, thread_id, status, input_summary, created_at, started_at, \
     ended_at, duration_ms, usage, effective_provider, effective_model, effective_billing_surface, \
     error, steer_count, undone_at, instructions";
 
-const ITEM_COLUMNS: &str =
+pub(super) const ITEM_COLUMNS: &str =
     "id, turn_id, kind, status, summary, detail, metadata, started_at, ended_at";
 
-#[derive(Debug, sqlx::FromRow)]
-struct ItemRow {
+/// An item as stored; read from JSON too, as `TurnRow`.
+#[derive(Debug, sqlx::FromRow, serde::Deserialize)]
+pub(super) struct ItemRow {
     id: String,
     turn_id: String,
     kind: String,
