@@ -107,7 +107,8 @@ impl Runtime {
     /// (its turns are marked interrupted, their waits get receipts).
     pub async fn open(options: RuntimeOptions) -> Result<Runtime, StoreError> {
         let mut lock = ProcessLock::acquire(&options.home)?;
-        let store = Arc::new(Store::open(&options.home).await?);
+        let (store, mut conn) = Store::open_holding(&options.home).await?;
+        let store = Arc::new(store);
         let snapshots = Arc::new(snapshots::Snapshots::new(store.clone(), &options.home));
         let agents = Arc::new(agent_runs::SubAgents::new(
             store.clone(),
@@ -135,8 +136,8 @@ impl Runtime {
         // Another process on this store may be running its turns: only a
         // process that has the store to itself recovers (process_lock.rs).
         let recovered = if lock.alone() {
-            let recovered = turns.recover().await?;
-            tasks::recover(&store).await?;
+            let recovered = turns.recover(&mut conn).await?;
+            tasks::recover(&mut conn).await?;
             // Listed now, before this process spawns anything; the git
             // work runs beside the server.
             let left = agents.left_pending();
@@ -148,6 +149,7 @@ impl Runtime {
             tracing::info!("another codewhale process uses this store; its turns are left to it");
             0
         };
+        drop(conn);
         lock.share()?;
         // Decisions taken by another process sharing this store.
         turns.approvals().settle_forwarded();

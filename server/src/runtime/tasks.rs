@@ -14,7 +14,7 @@ use crate::{
     clock,
     store::{
         tasks::{self, TaskRow},
-        Store, StoreError,
+        StoreError,
     },
 };
 use protocol::{
@@ -288,9 +288,8 @@ impl Runtime {
 }
 
 /// Recovery after a restart (see the module comment).
-pub(super) async fn recover(store: &Store) -> Result<(), StoreError> {
-    let (requeued, interrupted) =
-        tasks::recover(store.pool(), RESTART_ERROR, &clock::now()).await?;
+pub(super) async fn recover(conn: &mut sqlx::SqliteConnection) -> Result<(), StoreError> {
+    let (requeued, interrupted) = tasks::recover(conn, RESTART_ERROR, &clock::now()).await?;
     if requeued + interrupted > 0 {
         tracing::info!(
             requeued,

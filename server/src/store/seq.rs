@@ -10,7 +10,7 @@
 //! moves past the newest committed seq, whoever wrote it.
 
 use super::StoreError;
-use sqlx::{SqliteConnection, SqlitePool};
+use sqlx::SqliteConnection;
 
 const BLOCK: i64 = 65_536;
 /// Room guaranteed to every write transaction.
@@ -22,21 +22,22 @@ pub struct SeqAllocator {
 }
 
 impl SeqAllocator {
-    pub async fn load(pool: &SqlitePool) -> Result<Self, StoreError> {
-        let reserved: i64 =
-            sqlx::query_scalar("SELECT reserved_through FROM seq_reservation WHERE id = 1")
-                .fetch_one(pool)
-                .await?;
-        let max_seq: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events")
-            .fetch_one(pool)
-            .await?;
+    /// The allocator, and the newest committed seq.
+    pub async fn load(conn: &mut SqliteConnection) -> Result<(Self, i64), StoreError> {
+        let (reserved, max_seq): (i64, Option<i64>) = sqlx::query_as(
+            "SELECT reserved_through, (SELECT MAX(seq) FROM events) FROM seq_reservation WHERE id = 1",
+        )
+        .fetch_one(conn)
+        .await?;
+        let newest = max_seq.unwrap_or(0);
         // Everything up to the committed reservation may have been handed out
         // by an earlier process; start above it.
-        let floor = reserved.max(max_seq.unwrap_or(0));
-        Ok(Self {
+        let floor = reserved.max(newest);
+        let allocator = Self {
             next: floor + 1,
             reserved_through: floor,
-        })
+        };
+        Ok((allocator, newest))
     }
 
     /// Called first in a write transaction that holds the write lock: moves

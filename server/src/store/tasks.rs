@@ -187,8 +187,12 @@ pub async fn clear(pool: &SqlitePool) -> Result<u64, StoreError> {
 /// After a restart: running tasks are queued again when they asked for
 /// it, else recorded interrupted (a cancel that was asked for wins).
 /// Returns (requeued, interrupted).
-pub async fn recover(pool: &SqlitePool, error: &str, now: &str) -> Result<(u64, u64), StoreError> {
-    let mut tx = pool.begin().await?;
+pub async fn recover(
+    conn: &mut sqlx::SqliteConnection,
+    error: &str,
+    now: &str,
+) -> Result<(u64, u64), StoreError> {
+    let mut tx = sqlx::Connection::begin(conn).await?;
     let requeued = sqlx::query(
         "UPDATE tasks SET status = 'queued', started_at = NULL, turn_id = NULL
          WHERE status = 'running' AND requeue_on_restart = 1 AND cancel_requested = 0",

@@ -5,7 +5,7 @@
 //! from their own cursor, so a wake-up for an event they already have costs
 //! a comparison.
 
-use super::{Committed, StoreError};
+use super::Committed;
 use sqlx::SqlitePool;
 use std::{sync::Arc, time::Duration};
 use tokio::{
@@ -36,11 +36,9 @@ impl Watcher {
 
 /// Starts the watcher from the newest event now stored. It ends when the
 /// store is dropped or `stop`ped.
-pub async fn spawn(pool: SqlitePool, live: WeakSender<Committed>) -> Result<Watcher, StoreError> {
-    let newest: Option<i64> = sqlx::query_scalar("SELECT MAX(seq) FROM events")
-        .fetch_one(&pool)
-        .await?;
-    let mut seen = newest.unwrap_or(0);
+/// Watches for commits after `newest` (the newest committed seq now).
+pub fn spawn(pool: SqlitePool, live: WeakSender<Committed>, newest: i64) -> Watcher {
+    let mut seen = newest;
     let stop = Arc::new(Notify::new());
     let stopped = stop.clone();
     let task = tokio::spawn(async move {
@@ -82,8 +80,8 @@ pub async fn spawn(pool: SqlitePool, live: WeakSender<Committed>) -> Result<Watc
             }
         }
     });
-    Ok(Watcher {
+    Watcher {
         stop,
         task: std::sync::Mutex::new(Some(task)),
-    })
+    }
 }

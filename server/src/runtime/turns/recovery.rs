@@ -18,10 +18,9 @@ impl TurnManager {
     /// Ends every turn a previous process left queued or in progress:
     /// interrupted, with one turn.completed {recovered: true} each. Runs
     /// before the server accepts requests; a second run finds nothing.
-    pub async fn recover(&self) -> Result<usize, StoreError> {
-        let mut conn = self.store.conn().await?;
-        let unfinished = store::turns::unfinished(&mut conn).await?;
-        drop(conn);
+    /// `conn` is start-up's connection (`Store::open_holding`).
+    pub async fn recover(&self, conn: &mut sqlx::SqliteConnection) -> Result<usize, StoreError> {
+        let unfinished = store::turns::unfinished(conn).await?;
         let count = unfinished.len();
         for turn in unfinished {
             // A sub-agent's worktree keeps what it did, on its branch.
