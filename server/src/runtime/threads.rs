@@ -94,8 +94,13 @@ pub async fn create(
 }
 
 pub async fn list(store: &Store, query: &ListThreads) -> Result<Vec<ThreadRecord>, RuntimeError> {
-    let rows =
-        store::threads::list(store.pool(), scope(query), search(query), limit(query)?).await?;
+    let rows = store::threads::list(
+        &mut *store.reader().await?,
+        scope(query),
+        search(query),
+        limit(query)?,
+    )
+    .await?;
     Ok(rows.into_iter().map(ThreadRecord::from).collect())
 }
 
@@ -106,8 +111,13 @@ pub async fn summaries(
     git: &GitCache,
     query: &ListThreads,
 ) -> Result<Vec<ThreadSummary>, RuntimeError> {
-    let rows =
-        store::threads::list(store.pool(), scope(query), search(query), limit(query)?).await?;
+    let rows = store::threads::list(
+        &mut *store.reader().await?,
+        scope(query),
+        search(query),
+        limit(query)?,
+    )
+    .await?;
     let mut workspaces: Vec<&str> = rows.iter().filter_map(|r| r.workspace.as_deref()).collect();
     workspaces.sort_unstable();
     workspaces.dedup();
@@ -156,8 +166,7 @@ pub async fn summaries(
 /// describe the same moment (WAL snapshot isolation).
 pub async fn detail(store: &Store, id: &str) -> Result<ThreadDetail, RuntimeError> {
     let id = ids::parse(ids::THREAD, id, "thread")?;
-    let mut conn = store.conn().await?;
-    let snapshot = store::thread_detail::read(&mut conn, id)
+    let snapshot = store::thread_detail::read(&mut *store.reader().await?, id)
         .await?
         .ok_or_else(|| not_found(id))?;
     Ok(ThreadDetail {

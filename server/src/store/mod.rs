@@ -10,6 +10,7 @@ pub mod events;
 pub mod fleet;
 pub mod forwarded;
 pub mod process_lock;
+mod readers;
 mod seq;
 pub mod snapshots;
 pub mod tasks;
@@ -96,6 +97,7 @@ pub struct Store {
     live: broadcast::Sender<Committed>,
     watcher: watch::Watcher,
     creations: creations::Waiting,
+    readers: readers::Readers,
 }
 
 impl Store {
@@ -129,6 +131,7 @@ impl Store {
             // ping-pongs between the two threads every few rows. Room for a
             // whole batch lets the worker run through it.
             .row_buffer_size(1024);
+        let readers = readers::Readers::new(options.clone());
         let pool = SqlitePoolOptions::new()
             .max_connections(8)
             // A connection to a local file cannot go away between uses; the
@@ -152,6 +155,7 @@ impl Store {
             live,
             watcher,
             creations: Default::default(),
+            readers,
         };
         Ok((store, conn))
     }
@@ -163,6 +167,11 @@ impl Store {
     /// One pooled connection for a run of reads.
     pub async fn conn(&self) -> Result<sqlx::pool::PoolConnection<Sqlite>, StoreError> {
         Ok(self.pool.acquire().await?)
+    }
+
+    /// A connection for one hot read statement (`readers`).
+    pub async fn reader(&self) -> Result<readers::Reader<'_>, StoreError> {
+        self.readers.get().await
     }
 
     pub fn subscribe(&self) -> broadcast::Receiver<Committed> {
@@ -187,6 +196,7 @@ impl Store {
 
     pub async fn close(&self) {
         self.watcher.stop().await;
+        self.readers.close().await;
         self.pool.close().await;
     }
 }

@@ -182,7 +182,7 @@ pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<ThreadR
 /// threads newest first fills a page after a few rows; that walk is also
 /// the only way for shorter searches, which no trigram can match.
 pub async fn list(
-    pool: &SqlitePool,
+    conn: &mut SqliteConnection,
     filter: ArchiveScope,
     search: Option<&str>,
     limit: i64,
@@ -195,7 +195,7 @@ pub async fn list(
             filter.sql()
         )))
         .bind(limit)
-        .fetch_one(pool)
+        .fetch_one(&mut *conn)
         .await?;
         return unpack(rows);
     };
@@ -206,7 +206,6 @@ pub async fn list(
     if text.contains('\0') {
         return Ok(Vec::new());
     }
-    let mut conn = pool.acquire().await?;
     if text.chars().count() >= 3 {
         // One quoted phrase: the text as a substring, whatever it holds.
         let phrase = format!("\"{}\"", text.replace('"', "\"\""));
@@ -319,9 +318,14 @@ mod tests {
             .await
             .unwrap();
         }
-        let listed = list(store.pool(), ArchiveScope::All, None, 3)
-            .await
-            .unwrap();
+        let listed = list(
+            &mut store.reader().await.unwrap(),
+            ArchiveScope::All,
+            None,
+            3,
+        )
+        .await
+        .unwrap();
         let by_rows: Vec<ThreadRow> = sqlx::query_as(&format!(
             "SELECT {COLUMNS} FROM threads ORDER BY updated_at DESC, id DESC LIMIT 3"
         ))
@@ -333,19 +337,34 @@ mod tests {
         assert_eq!(format!("{listed:?}"), format!("{by_rows:?}"));
         // Both search paths (the index, and the walk for short texts)
         // pack their rows the same way.
-        let all = list(store.pool(), ArchiveScope::All, None, 10)
+        let all = list(
+            &mut store.reader().await.unwrap(),
+            ArchiveScope::All,
+            None,
+            10,
+        )
+        .await
+        .unwrap();
+        for search in ["back\\slash", "qu"] {
+            let found = list(
+                &mut store.reader().await.unwrap(),
+                ArchiveScope::All,
+                Some(search),
+                10,
+            )
             .await
             .unwrap();
-        for search in ["back\\slash", "qu"] {
-            let found = list(store.pool(), ArchiveScope::All, Some(search), 10)
-                .await
-                .unwrap();
             assert_eq!(format!("{found:?}"), format!("{all:?}"), "{search}");
         }
         assert_eq!(all.len(), 4);
-        let none = list(store.pool(), ArchiveScope::ArchivedOnly, None, 10)
-            .await
-            .unwrap();
+        let none = list(
+            &mut store.reader().await.unwrap(),
+            ArchiveScope::ArchivedOnly,
+            None,
+            10,
+        )
+        .await
+        .unwrap();
         assert!(none.is_empty());
     }
 }

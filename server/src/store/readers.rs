@@ -1,0 +1,121 @@
+//! Connections for the hottest reads (a thread's detail, listings), kept
+//! outside the pool. A pooled connection goes back from a spawned task that
+//! first pings it: one more round trip to its SQLite thread, and two
+//! context switches, on every request, which on a detail request were as
+//! much as the read itself. A reader is a connection behind a mutex: taking
+//! and giving it back cost nothing.
+//!
+//! Readers run single statements only (no transaction is ever left open
+//! on one): one statement reads one WAL snapshot, which is what these
+//! reads are for. They are opened on first use, so start-up opens none.
+
+use super::StoreError;
+use sqlx::{sqlite::SqliteConnectOptions, ConnectOptions, SqliteConnection};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
+
+/// Enough for two cores to keep busy while a long read (a thread of
+/// thousands of items) holds one.
+const READERS: usize = 4;
+
+pub(super) struct Readers {
+    options: SqliteConnectOptions,
+    slots: Vec<Mutex<Option<SqliteConnection>>>,
+    next: AtomicUsize,
+}
+
+pub type Reader<'a> = MappedMutexGuard<'a, SqliteConnection>;
+
+impl Readers {
+    pub(super) fn new(options: SqliteConnectOptions) -> Self {
+        Self {
+            options,
+            slots: (0..READERS).map(|_| Mutex::new(None)).collect(),
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// A free reader, else the next one to come free in turn.
+    pub(super) async fn get(&self) -> Result<Reader<'_>, StoreError> {
+        let start = self.next.fetch_add(1, Ordering::Relaxed);
+        let free = (0..READERS).find_map(|i| self.slots[(start + i) % READERS].try_lock().ok());
+        let mut slot: MutexGuard<'_, _> = match free {
+            Some(slot) => slot,
+            None => self.slots[start % READERS].lock().await,
+        };
+        if slot.is_none() {
+            *slot = Some(self.options.connect().await?);
+        }
+        Ok(MutexGuard::map(slot, |slot| {
+            slot.as_mut().expect("opened just above")
+        }))
+    }
+
+    /// Closes the readers that were opened.
+    pub(super) async fn close(&self) {
+        for slot in &self.slots {
+            if let Some(conn) = slot.lock().await.take() {
+                let _ = sqlx::Connection::close(conn).await;
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::store::Store;
+    use std::{sync::Arc, time::Duration};
+
+    async fn count(store: &Store) -> i64 {
+        sqlx::query_scalar("SELECT COUNT(*) FROM threads")
+            .fetch_one(&mut *store.reader().await.unwrap())
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn more_readers_than_connections_all_read_and_see_commits() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(home.path()).await.unwrap());
+        assert_eq!(count(&store).await, 0);
+        sqlx::query(
+            "INSERT INTO threads (id, created_at, updated_at) VALUES ('thr_1', 'now', 'now')",
+        )
+        .execute(store.pool())
+        .await
+        .unwrap();
+        let reads: Vec<_> = (0..64)
+            .map(|_| {
+                let store = store.clone();
+                tokio::spawn(async move { count(&store).await })
+            })
+            .collect();
+        for read in reads {
+            assert_eq!(read.await.unwrap(), 1);
+        }
+        store.close().await;
+    }
+
+    #[tokio::test]
+    async fn a_read_given_up_halfway_leaves_its_reader_usable() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::open(home.path()).await.unwrap();
+        // A statement slow enough to be abandoned while it runs.
+        let slow = async {
+            let mut reader = store.reader().await.unwrap();
+            sqlx::query_scalar::<_, i64>(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000000)
+                 SELECT COUNT(*) FROM n",
+            )
+            .fetch_one(&mut *reader)
+            .await
+        };
+        assert!(tokio::time::timeout(Duration::from_millis(5), slow)
+            .await
+            .is_err());
+        // Every reader, the abandoned one among them, answers the next read.
+        for _ in 0..super::READERS * 2 {
+            assert_eq!(count(&store).await, 0);
+        }
+    }
+}
