@@ -41,12 +41,22 @@ pub struct GitCache {
 }
 
 impl GitCache {
+    /// Facts at most `TTL` old, except while another request reads them
+    /// again: then the previous ones. A `git status` is a process, ~10 ms
+    /// or more on a busy machine; every request of a listing waiting for it
+    /// every `TTL` made the listing's p99 under load.
     pub async fn facts(&self, workspace: &str) -> GitFacts {
-        if let Some(hit) = self.cached(workspace) {
-            return hit;
-        }
+        let stale = match self.lookup(workspace) {
+            Some((facts, true)) => return facts,
+            Some((facts, false)) => Some(facts),
+            None => None,
+        };
         let gate = self.gate(workspace);
-        let _reading = gate.lock().await;
+        let _reading = match (gate.try_lock(), stale) {
+            (Ok(reading), _) => reading,
+            (Err(_), Some(stale)) => return stale,
+            (Err(_), None) => gate.lock().await,
+        };
         if let Some(hit) = self.cached(workspace) {
             return hit; // read by whoever held the gate
         }
@@ -74,9 +84,15 @@ impl GitCache {
     }
 
     fn cached(&self, workspace: &str) -> Option<GitFacts> {
+        self.lookup(workspace)
+            .and_then(|(facts, fresh)| fresh.then_some(facts))
+    }
+
+    /// The last facts read, and whether they are younger than `TTL`.
+    fn lookup(&self, workspace: &str) -> Option<(GitFacts, bool)> {
         let entries = self.entries.lock().ok()?;
         let (at, facts) = entries.get(workspace)?;
-        (at.elapsed() < TTL).then(|| facts.clone())
+        Some((facts.clone(), at.elapsed() < TTL))
     }
 }
 
@@ -189,5 +205,53 @@ mod tests {
                 conflicted: 1
             }
         );
+    }
+
+    /// Facts from an earlier read, `age` old.
+    fn remembered(cache: &GitCache, workspace: &str, age: Duration) -> GitFacts {
+        let facts = GitFacts {
+            branch: Some("remembered".into()),
+            ..Default::default()
+        };
+        let at = Instant::now() - age;
+        let mut entries = cache.entries.lock().unwrap();
+        entries.insert(workspace.to_string(), (at, facts.clone()));
+        facts
+    }
+
+    #[tokio::test]
+    async fn expired_facts_answer_while_another_request_reads_them_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().to_str().unwrap();
+        let cache = GitCache::default();
+        let stale = remembered(&cache, workspace, TTL * 2);
+        let gate = cache.gate(workspace);
+        let reading = gate.lock().await;
+        // Someone is reading: the expired facts, at once.
+        assert_eq!(cache.facts(workspace).await, stale);
+        drop(reading);
+        // Nobody is: this request reads (not a repository: no facts).
+        assert_eq!(cache.facts(workspace).await, GitFacts::default());
+        // Fresh facts are answered as they are.
+        let fresh = remembered(&cache, workspace, Duration::ZERO);
+        assert_eq!(cache.facts(workspace).await, fresh);
+    }
+
+    #[tokio::test]
+    async fn without_earlier_facts_a_request_waits_for_the_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let workspace = dir.path().to_str().unwrap();
+        let cache = GitCache::default();
+        let gate = cache.gate(workspace);
+        let reading = gate.lock().await;
+        let waiting = tokio::time::timeout(Duration::from_millis(50), cache.facts(workspace));
+        assert!(
+            waiting.await.is_err(),
+            "answered without facts to answer with"
+        );
+        // Once the reader has recorded them, they are answered.
+        let read = remembered(&cache, workspace, Duration::ZERO);
+        drop(reading);
+        assert_eq!(cache.facts(workspace).await, read);
     }
 }

@@ -130,7 +130,7 @@ pub async fn summaries(
         .iter()
         .filter_map(|r| r.latest_turn_id.as_deref())
         .collect();
-    let mut statuses = store::turns::statuses_of(&mut *store.conn().await?, &turn_ids).await?;
+    let mut statuses = store::turns::statuses_of(&mut *store.reader().await?, &turn_ids).await?;
     let mut summaries = Vec::with_capacity(rows.len());
     for row in &rows {
         let git = row
