@@ -181,16 +181,16 @@ pub async fn get(conn: &mut SqliteConnection, id: &str) -> Result<Option<ThreadR
 /// read and sorted. When it finds more, matches are dense, and walking the
 /// threads newest first fills a page after a few rows; that walk is also
 /// the only way for shorter searches, which no trigram can match.
-pub async fn list(
+pub async fn list<R: Listed>(
     conn: &mut SqliteConnection,
     filter: ArchiveScope,
     search: Option<&str>,
     limit: i64,
-) -> Result<Vec<ThreadRow>, StoreError> {
+) -> Result<Vec<R>, StoreError> {
     const FEW: i64 = 1_000;
     let order = "ORDER BY updated_at DESC, id DESC LIMIT ?1";
     let Some(text) = search else {
-        let rows = sqlx::query_scalar(&packed(&format!(
+        let rows = sqlx::query_scalar(&packed::<R>(&format!(
             "SELECT {COLUMNS} FROM threads WHERE {} {order}",
             filter.sql()
         )))
@@ -230,7 +230,7 @@ pub async fn list(
                 serde_json::to_string(&hits).map_err(|e| StoreError::Corrupt(e.to_string()))?;
             // CROSS JOIN: the hits drive the loop (the planner would
             // otherwise walk every thread in recency order to test each).
-            let rows = sqlx::query_scalar(&packed(&format!(
+            let rows = sqlx::query_scalar(&packed::<R>(&format!(
                 "SELECT {COLUMNS} FROM (SELECT value AS hit FROM json_each(?2)) AS hits
                  CROSS JOIN threads ON threads.rowid = hits.hit WHERE {} {order}",
                 filter.sql()
@@ -243,7 +243,7 @@ pub async fn list(
         }
     }
     let pattern = format!("%{}%", escape_like(&text.to_lowercase()));
-    let rows = sqlx::query_scalar(&packed(&format!(
+    let rows = sqlx::query_scalar(&packed::<R>(&format!(
         "SELECT {COLUMNS} FROM threads WHERE {} AND (
             lower(id) LIKE ?2 ESCAPE '\\' OR lower(coalesce(title, '')) LIKE ?2 ESCAPE '\\'
             OR lower(coalesce(preview, '')) LIKE ?2 ESCAPE '\\' OR lower(coalesce(model, '')) LIKE ?2 ESCAPE '\\')
@@ -261,17 +261,57 @@ pub async fn list(
 /// subquery, each row a JSON array of its columns. A page is then one value
 /// to hand from sqlx's SQLite thread instead of 18 per row, each copied and
 /// freed on its own (what a listing's time went to, with the hand-offs).
-fn packed(select: &str) -> String {
-    format!("SELECT json_group_array(json_array({COLUMNS})) FROM ({select})")
+fn packed<R: Listed>(select: &str) -> String {
+    let columns = R::COLUMNS;
+    format!("SELECT json_group_array(json_array({columns})) FROM ({select})")
 }
 
 /// The rows of `packed`, newest first: the subquery's order decided which
 /// rows (with its LIMIT), but an aggregate does not promise to keep it.
-fn unpack(json: String) -> Result<Vec<ThreadRow>, StoreError> {
-    let mut rows: Vec<ThreadRow> =
+fn unpack<R: Listed>(json: String) -> Result<Vec<R>, StoreError> {
+    let mut rows: Vec<R> =
         serde_json::from_str(&json).map_err(|e| StoreError::Corrupt(format!("threads: {e}")))?;
-    rows.sort_by(|a, b| (&b.updated_at, &b.id).cmp(&(&a.updated_at, &a.id)));
+    rows.sort_by(|a, b| b.order().cmp(&a.order()));
     Ok(rows)
+}
+
+/// What a listing reads of each thread: the whole row, or what a picker
+/// shows (`SummaryRow`, half the columns and none of the long ones).
+pub trait Listed: serde::de::DeserializeOwned {
+    /// Its columns, in the order of its fields.
+    const COLUMNS: &'static str;
+    /// (updated_at, id): a listing's order, newest first.
+    fn order(&self) -> (&str, &str);
+}
+
+impl Listed for ThreadRow {
+    const COLUMNS: &'static str = COLUMNS;
+    fn order(&self) -> (&str, &str) {
+        (&self.updated_at, &self.id)
+    }
+}
+
+/// A thread as a picker lists it.
+#[derive(Debug, serde::Deserialize)]
+pub struct SummaryRow {
+    pub id: String,
+    pub updated_at: String,
+    pub title: Option<String>,
+    pub preview: Option<String>,
+    pub model: Option<String>,
+    pub mode: String,
+    pub workspace: Option<String>,
+    #[serde(deserialize_with = "int_bool")]
+    pub archived: bool,
+    pub latest_turn_id: Option<String>,
+}
+
+impl Listed for SummaryRow {
+    const COLUMNS: &'static str =
+        "id, updated_at, title, preview, model, mode, workspace, archived, latest_turn_id";
+    fn order(&self) -> (&str, &str) {
+        (&self.updated_at, &self.id)
+    }
 }
 
 fn escape_like(text: &str) -> String {
@@ -318,7 +358,7 @@ mod tests {
             .await
             .unwrap();
         }
-        let listed = list(
+        let listed = list::<ThreadRow>(
             &mut store.reader().await.unwrap(),
             ArchiveScope::All,
             None,
@@ -337,7 +377,7 @@ mod tests {
         assert_eq!(format!("{listed:?}"), format!("{by_rows:?}"));
         // Both search paths (the index, and the walk for short texts)
         // pack their rows the same way.
-        let all = list(
+        let all = list::<ThreadRow>(
             &mut store.reader().await.unwrap(),
             ArchiveScope::All,
             None,
@@ -346,7 +386,7 @@ mod tests {
         .await
         .unwrap();
         for search in ["back\\slash", "qu"] {
-            let found = list(
+            let found = list::<ThreadRow>(
                 &mut store.reader().await.unwrap(),
                 ArchiveScope::All,
                 Some(search),
@@ -357,7 +397,25 @@ mod tests {
             assert_eq!(format!("{found:?}"), format!("{all:?}"), "{search}");
         }
         assert_eq!(all.len(), 4);
-        let none = list(
+        // What a picker reads: the same threads, in the same order.
+        let summaries: Vec<SummaryRow> = list(
+            &mut store.reader().await.unwrap(),
+            ArchiveScope::All,
+            None,
+            10,
+        )
+        .await
+        .unwrap();
+        let shown: Vec<_> = summaries
+            .iter()
+            .map(|s| (&s.id, &s.title, &s.model, s.archived, &s.updated_at))
+            .collect();
+        let full: Vec<_> = all
+            .iter()
+            .map(|r| (&r.id, &r.title, &r.model, r.archived, &r.updated_at))
+            .collect();
+        assert_eq!(shown, full);
+        let none = list::<ThreadRow>(
             &mut store.reader().await.unwrap(),
             ArchiveScope::ArchivedOnly,
             None,
