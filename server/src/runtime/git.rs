@@ -96,12 +96,18 @@ impl GitCache {
     }
 }
 
-/// Null facts outside a repository or when git is unavailable.
+/// Longest a `git status` may take (a hung network mount, a huge work
+/// tree): past it the child is killed (`kill_on_drop`) and the facts are
+/// null, so no request, and no refresh gate, waits on git for ever.
+const STATUS_TIMEOUT: Duration = Duration::from_secs(5);
+
+/// Null facts outside a repository, when git is unavailable, or slower
+/// than `STATUS_TIMEOUT`.
 async fn read(workspace: &str) -> GitFacts {
     let args = ["--porcelain=v2", "--branch", "--untracked-files=normal"];
-    let output = git::output(Path::new(workspace), Read::Status, &args).await;
-    match output {
-        Ok(output) if output.status.success() => {
+    let output = git::output(Path::new(workspace), Read::Status, &args);
+    match tokio::time::timeout(STATUS_TIMEOUT, output).await {
+        Ok(Ok(output)) if output.status.success() => {
             parse_status(&String::from_utf8_lossy(&output.stdout))
         }
         _ => GitFacts::default(),

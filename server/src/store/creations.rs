@@ -62,10 +62,12 @@ impl Store {
 /// Writes one batch of what is waiting. Each flush task takes once; the
 /// first creation to wait after that take spawns the next one.
 async fn flush(store: Arc<Store>) {
+    let untaken = Untaken(Some(&store));
     let began = store.begin_write().await;
     // Taken under the writer lock (or after failing to get it): what
     // arrived while the previous transaction held it is all in this one.
     let batch = take(&store);
+    untaken.disarm();
     let mut rows = Vec::with_capacity(batch.len());
     let mut events = Vec::with_capacity(batch.len());
     let mut dones = Vec::with_capacity(batch.len());
@@ -75,13 +77,20 @@ async fn flush(store: Arc<Store>) {
         dones.push(done);
     }
     if rows.len() > 1 {
-        if write(began, &rows, events.clone()).await.is_ok() {
-            for done in dones {
-                // A caller that went away no longer listens; its thread is
-                // written all the same.
-                let _ = done.send(Ok(()));
+        match write(began, &rows, events.clone()).await {
+            Ok(()) => {
+                for done in dones {
+                    // A caller that went away no longer listens; its thread
+                    // is written all the same.
+                    let _ = done.send(Ok(()));
+                }
+                return;
             }
-            return;
+            Err(error) => tracing::warn!(
+                %error,
+                creations = rows.len(),
+                "a batch of thread creations failed; writing them one at a time"
+            ),
         }
         // One creation's failure must not fail the others: each on its own,
         // each told its own outcome.
@@ -91,6 +100,27 @@ async fn flush(store: Arc<Store>) {
         }
     } else if let Some(done) = dones.pop() {
         let _ = done.send(write(began, &rows, events).await);
+    }
+}
+
+/// Keeps the invariant when a flush task ends before it took its batch
+/// (dropped at shutdown, or a panic): the waiting creations are dropped,
+/// so their callers hear `Abandoned` and the next creation finds the list
+/// empty and spawns a flush of its own, instead of every caller waiting
+/// for a task that is gone.
+struct Untaken<'a>(Option<&'a Store>);
+
+impl Untaken<'_> {
+    fn disarm(mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for Untaken<'_> {
+    fn drop(&mut self) {
+        if let Some(store) = self.0 {
+            store.creations.lock().clear();
+        }
     }
 }
 

@@ -11,7 +11,7 @@
 
 use super::StoreError;
 use sqlx::{sqlite::SqliteConnectOptions, ConnectOptions, SqliteConnection};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use tokio::sync::{MappedMutexGuard, Mutex, MutexGuard};
 
 /// Enough for two cores to keep busy while a long read (a thread of
@@ -22,6 +22,7 @@ pub(super) struct Readers {
     options: SqliteConnectOptions,
     slots: Vec<Mutex<Option<SqliteConnection>>>,
     next: AtomicUsize,
+    closed: AtomicBool,
 }
 
 pub type Reader<'a> = MappedMutexGuard<'a, SqliteConnection>;
@@ -29,9 +30,12 @@ pub type Reader<'a> = MappedMutexGuard<'a, SqliteConnection>;
 impl Readers {
     pub(super) fn new(options: SqliteConnectOptions) -> Self {
         Self {
-            options,
+            // Reads only, by construction: a write here would skip the
+            // writer lock and the seq numbering.
+            options: options.pragma("query_only", "1"),
             slots: (0..READERS).map(|_| Mutex::new(None)).collect(),
             next: AtomicUsize::new(0),
+            closed: AtomicBool::new(false),
         }
     }
 
@@ -43,6 +47,11 @@ impl Readers {
             Some(slot) => slot,
             None => self.slots[start % READERS].lock().await,
         };
+        // Checked with the slot held: `close` empties every slot after
+        // setting it, so no reader is opened again once the store closed.
+        if self.closed.load(Ordering::Acquire) {
+            return Err(sqlx::Error::PoolClosed.into());
+        }
         if slot.is_none() {
             *slot = Some(self.options.connect().await?);
         }
@@ -53,6 +62,7 @@ impl Readers {
 
     /// Closes the readers that were opened.
     pub(super) async fn close(&self) {
+        self.closed.store(true, Ordering::Release);
         for slot in &self.slots {
             if let Some(conn) = slot.lock().await.take() {
                 let _ = sqlx::Connection::close(conn).await;
@@ -117,5 +127,23 @@ mod tests {
         for _ in 0..super::READERS * 2 {
             assert_eq!(count(&store).await, 0);
         }
+    }
+
+    #[tokio::test]
+    async fn readers_refuse_writes_and_are_gone_once_the_store_closed() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::open(home.path()).await.unwrap();
+        let write = sqlx::query(
+            "INSERT INTO threads (id, created_at, updated_at) VALUES ('thr_1', 'now', 'now')",
+        )
+        .execute(&mut *store.reader().await.unwrap())
+        .await;
+        assert!(write.is_err(), "a reader wrote: {write:?}");
+        assert_eq!(count(&store).await, 0);
+        store.close().await;
+        assert!(matches!(
+            store.reader().await.err(),
+            Some(crate::store::StoreError::Sqlx(sqlx::Error::PoolClosed))
+        ));
     }
 }

@@ -8,6 +8,10 @@
 //! `json_array` quotes every text, the JSON ones included, so each is
 //! read as the text a row would hold), each behind its sort key: an
 //! aggregate's order is not promised, so Rust sorts by it.
+//!
+//! A thread whose packed form would pass SQLite's longest value (1 GB:
+//! thousands of items holding large tool outputs) is read row by row, in
+//! one read transaction, as it was before.
 
 use super::{
     threads::{ThreadRow, COLUMNS},
@@ -15,7 +19,10 @@ use super::{
     StoreError,
 };
 use protocol::{TurnItemRecord, TurnRecord};
-use sqlx::SqliteConnection;
+use sqlx::{Connection, SqliteConnection};
+
+/// SQLITE_TOOBIG: a value longer than SQLite's length limit.
+const TOO_BIG: &str = "18";
 
 pub struct ThreadSnapshot {
     pub thread: ThreadRow,
@@ -35,6 +42,39 @@ struct Packed {
 }
 
 pub async fn read(
+    conn: &mut SqliteConnection,
+    id: &str,
+) -> Result<Option<ThreadSnapshot>, StoreError> {
+    match read_packed(conn, id).await {
+        Err(StoreError::Sqlx(sqlx::Error::Database(e))) if e.code().as_deref() == Some(TOO_BIG) => {
+            read_by_rows(conn, id).await
+        }
+        read => read,
+    }
+}
+
+/// The four reads the packed statement replaces, in one transaction (a
+/// reader given up halfway rolls it back first thing on its next use:
+/// sqlx queues the rollback when the transaction is dropped).
+async fn read_by_rows(
+    conn: &mut SqliteConnection,
+    id: &str,
+) -> Result<Option<ThreadSnapshot>, StoreError> {
+    let mut tx = conn.begin().await?;
+    let Some(thread) = super::threads::get(&mut tx, id).await? else {
+        return Ok(None);
+    };
+    let snapshot = ThreadSnapshot {
+        thread,
+        turns: super::turns::by_thread(&mut tx, id).await?,
+        items: super::turns::items_by_thread(&mut tx, id).await?,
+        latest_seq: super::events::latest_seq_in(&mut tx, id).await?,
+    };
+    tx.commit().await?;
+    Ok(Some(snapshot))
+}
+
+async fn read_packed(
     conn: &mut SqliteConnection,
     id: &str,
 ) -> Result<Option<ThreadSnapshot>, StoreError> {
@@ -110,6 +150,36 @@ mod tests {
             "items": turns::items_by_thread(&mut conn, id).await.unwrap(),
             "latest_seq": latest_seq_in(&mut conn, id).await.unwrap(),
         })
+    }
+
+    /// What a thread too big to pack is read by.
+    async fn by_fallback(store: &Store, id: &str) -> serde_json::Value {
+        let mut conn = store.conn().await.unwrap();
+        let snapshot = read_by_rows(&mut conn, id).await.unwrap().unwrap();
+        serde_json::json!({
+            "thread": protocol::ThreadRecord::from(snapshot.thread),
+            "turns": snapshot.turns,
+            "items": snapshot.items,
+            "latest_seq": snapshot.latest_seq,
+        })
+    }
+
+    #[tokio::test]
+    async fn a_value_past_sqlites_length_limit_is_told_apart() {
+        let home = tempfile::tempdir().unwrap();
+        let store = Store::open(home.path()).await.unwrap();
+        let mut conn = store.conn().await.unwrap();
+        // zeroblob checks the limit before it allocates anything.
+        let error = sqlx::query_scalar::<_, Vec<u8>>("SELECT zeroblob(2000000000)")
+            .fetch_one(&mut *conn)
+            .await
+            .unwrap_err();
+        assert_eq!(
+            error.as_database_error().and_then(|e| e.code()).as_deref(),
+            Some(TOO_BIG),
+            "{error}"
+        );
+        assert!(read_by_rows(&mut conn, "thr_none").await.unwrap().is_none());
     }
 
     async fn by_snapshot(store: &Store, id: &str) -> serde_json::Value {
@@ -188,6 +258,7 @@ mod tests {
 
         let full = by_snapshot(&store, "thr_full").await;
         assert_eq!(full, by_rows(&store, "thr_full").await);
+        assert_eq!(full, by_fallback(&store, "thr_full").await);
         let turn_ids: Vec<&str> = full["turns"]
             .as_array()
             .unwrap()

@@ -31,15 +31,10 @@ pub struct ThreadRow {
     pub preview: Option<String>,
 }
 
-/// SQLite stores a bool as 0 or 1, and `json_array` writes it so.
+/// SQLite stores a bool as an integer, and `json_array` writes it so; any
+/// non-zero is true, as sqlx reads the column.
 fn int_bool<'de, D: serde::Deserializer<'de>>(from: D) -> Result<bool, D::Error> {
-    match <i64 as serde::Deserialize>::deserialize(from)? {
-        0 => Ok(false),
-        1 => Ok(true),
-        other => Err(serde::de::Error::custom(format!(
-            "{other} is not a stored bool"
-        ))),
-    }
+    Ok(<i64 as serde::Deserialize>::deserialize(from)? != 0)
 }
 
 impl ThreadRow {

@@ -184,3 +184,30 @@ async fn more_than_a_batch_is_written_in_several() {
     assert_eq!(threads.len(), count);
     assert!(store.creations.lock().is_empty());
 }
+
+#[tokio::test]
+async fn a_flush_gone_before_it_took_its_batch_does_not_strand_later_creations() {
+    let (_home, store) = open().await;
+    let busy = store.begin_write().await.unwrap();
+    // A caller whose flush task ends (at shutdown, or in a panic) while it
+    // waits for the writer, before it took the batch.
+    let (done, heard) = oneshot::channel();
+    let stranded = row("stranded");
+    let event = started(&stranded);
+    store.creations.lock().push((stranded, event, done));
+    let gone = tokio::time::timeout(Duration::from_millis(20), flush(store.clone())).await;
+    assert!(gone.is_err(), "the flush waited for the busy writer");
+    assert!(
+        heard.await.is_err(),
+        "its caller hears that it was abandoned"
+    );
+    assert!(store.creations.lock().is_empty());
+    drop(busy);
+    // The next creation finds the list empty, so it spawns a flush itself.
+    tokio::time::timeout(Duration::from_secs(10), create(&store, "next"))
+        .await
+        .expect("a later creation is not stranded")
+        .unwrap()
+        .unwrap();
+    assert_eq!(thread_ids(&store).await, ["next"]);
+}
