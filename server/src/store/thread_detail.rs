@@ -152,16 +152,19 @@ mod tests {
         })
     }
 
-    /// What a thread too big to pack is read by.
-    async fn by_fallback(store: &Store, id: &str) -> serde_json::Value {
-        let mut conn = store.conn().await.unwrap();
-        let snapshot = read_by_rows(&mut conn, id).await.unwrap().unwrap();
+    fn as_json(snapshot: ThreadSnapshot) -> serde_json::Value {
         serde_json::json!({
             "thread": protocol::ThreadRecord::from(snapshot.thread),
             "turns": snapshot.turns,
             "items": snapshot.items,
             "latest_seq": snapshot.latest_seq,
         })
+    }
+
+    /// What a thread too big to pack is read by.
+    async fn by_fallback(store: &Store, id: &str) -> serde_json::Value {
+        let mut conn = store.conn().await.unwrap();
+        as_json(read_by_rows(&mut conn, id).await.unwrap().unwrap())
     }
 
     #[tokio::test]
@@ -184,13 +187,7 @@ mod tests {
 
     async fn by_snapshot(store: &Store, id: &str) -> serde_json::Value {
         let mut conn = store.conn().await.unwrap();
-        let snapshot = read(&mut conn, id).await.unwrap().unwrap();
-        serde_json::json!({
-            "thread": protocol::ThreadRecord::from(snapshot.thread),
-            "turns": snapshot.turns,
-            "items": snapshot.items,
-            "latest_seq": snapshot.latest_seq,
-        })
+        as_json(read(&mut conn, id).await.unwrap().unwrap())
     }
 
     #[tokio::test]
