@@ -5,9 +5,11 @@
 //! much as the read itself. A reader is a connection behind a mutex: taking
 //! and giving it back cost nothing.
 //!
-//! Readers run single statements only (no transaction is ever left open
-//! on one): one statement reads one WAL snapshot, which is what these
-//! reads are for. They are opened on first use, so start-up opens none.
+//! Readers run single statements (one statement reads one WAL snapshot,
+//! which is what these reads are for), save the rare read transaction of
+//! `thread_detail`'s fallback: one dropped halfway is rolled back before
+//! the reader's next statement (sqlx queues the rollback on drop). They
+//! are opened on first use, so start-up opens none, and are `query_only`.
 
 use super::StoreError;
 use sqlx::{sqlite::SqliteConnectOptions, ConnectOptions, SqliteConnection};

@@ -143,12 +143,11 @@ mod tests {
     /// What the snapshot replaces: the row-by-row reads.
     async fn by_rows(store: &Store, id: &str) -> serde_json::Value {
         let mut conn = store.conn().await.unwrap();
-        let thread = threads::get(&mut conn, id).await.unwrap().unwrap();
-        serde_json::json!({
-            "thread": protocol::ThreadRecord::from(thread),
-            "turns": turns::by_thread(&mut conn, id).await.unwrap(),
-            "items": turns::items_by_thread(&mut conn, id).await.unwrap(),
-            "latest_seq": latest_seq_in(&mut conn, id).await.unwrap(),
+        as_json(ThreadSnapshot {
+            thread: threads::get(&mut conn, id).await.unwrap().unwrap(),
+            turns: turns::by_thread(&mut conn, id).await.unwrap(),
+            items: turns::items_by_thread(&mut conn, id).await.unwrap(),
+            latest_seq: latest_seq_in(&mut conn, id).await.unwrap(),
         })
     }
 
