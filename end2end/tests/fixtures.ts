@@ -161,6 +161,19 @@ function config(mockUrl: string, withProvider: boolean): string {
   ].join("\n");
 }
 
+/**
+ * A panic in a request's task drops its connection (the browser sees an
+ * empty response, not an error page), so a test could pass around one: any
+ * panic the server logged fails the test.
+ */
+function refusePanics(logs: string) {
+  const at = logs.indexOf("panicked at");
+  if (at >= 0) {
+    const start = logs.lastIndexOf("\n", at) + 1;
+    throw new Error(`codewhale panicked:\n${logs.slice(start, start + 2000)}`);
+  }
+}
+
 /** Waits until the process's stderr has a line starting with `prefix`. */
 async function stderrLine(running: Running, prefix: string): Promise<string> {
   const deadline = Date.now() + 10_000;
@@ -185,6 +198,7 @@ export const test = base.extend<{ codewhale: Codewhale; mobile: MobileCodewhale;
     const workspace = mkdtempSync(join(tmpdir(), "codewhale-e2e-workspace-"));
     const started: ChildProcess[] = [];
     let logs = () => "";
+    let failed = false;
     try {
       const mock = await launch(mockBinary, [], {});
       started.push(mock.child);
@@ -215,9 +229,13 @@ export const test = base.extend<{ codewhale: Codewhale; mobile: MobileCodewhale;
           if (hydrates) await page.locator("html[data-hydrated]").waitFor();
         },
       });
+      refusePanics(logs());
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
       // The server's log explains most failures: keep it with the report.
-      if (testInfo.status !== testInfo.expectedStatus && logs()) {
+      if ((failed || testInfo.status !== testInfo.expectedStatus) && logs()) {
         await testInfo.attach("codewhale.log", { body: logs(), contentType: "text/plain" });
       }
       for (const child of started.reverse()) await stop(child);
@@ -230,6 +248,7 @@ export const test = base.extend<{ codewhale: Codewhale; mobile: MobileCodewhale;
     const workspace = mkdtempSync(join(tmpdir(), "codewhale-e2e-workspace-"));
     const started: ChildProcess[] = [];
     let logs = () => "";
+    let failed = false;
     try {
       const mock = await launch(mockBinary, [], {});
       started.push(mock.child);
@@ -290,8 +309,12 @@ export const test = base.extend<{ codewhale: Codewhale; mobile: MobileCodewhale;
           await landed(page);
         },
       });
+      refusePanics(logs());
+    } catch (error) {
+      failed = true;
+      throw error;
     } finally {
-      if (testInfo.status !== testInfo.expectedStatus && logs()) {
+      if ((failed || testInfo.status !== testInfo.expectedStatus) && logs()) {
         await testInfo.attach("codewhale.log", { body: logs(), contentType: "text/plain" });
       }
       for (const child of started.reverse()) await stop(child);

@@ -12,7 +12,7 @@ pub fn ApprovalCard(approval: Value) -> AnyView {
         .to_string();
     let text = |key: &str| approval[key].as_str().unwrap_or_default().to_string();
     let remember = RwSignal::new(false);
-    let decide = Action::new_local(move |decision: &ApprovalDecision| {
+    let decide = Action::new(move |decision: &ApprovalDecision| {
         decide_approval(id.clone(), *decision, remember.get_untracked())
     });
     view! {

@@ -45,7 +45,7 @@ pub fn AutomationForm(changed: Callback<()>) -> impl IntoView {
         move || (schedule.get(), zone()),
         |((cron, interval), zone)| preview_schedule(cron, interval, zone),
     );
-    let create = Action::new_local(move |draft: &AutomationDraft| create_automation(draft.clone()));
+    let create = Action::new(move |draft: &AutomationDraft| create_automation(draft.clone()));
     Effect::new(move |_| {
         if let Some(Ok(())) = create.value().get() {
             name.set(String::new());

@@ -35,7 +35,7 @@ pub fn ChangesPanel() -> AnyView {
         })
     });
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
-    let undo = Action::new_local(move |_: &()| undo_last_turn(thread()));
+    let undo = Action::new(move |_: &()| undo_last_turn(thread()));
     Effect::new(move |_| {
         if let Some(Ok(undone)) = undo.value().get() {
             // The turn.undone event says the same; this is for a lagging stream.

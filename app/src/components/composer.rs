@@ -32,7 +32,7 @@ pub fn Composer() -> AnyView {
     });
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
     let running = Memo::new(move |_| live.active_turn());
-    let send = Action::new_local(move |(prompt, turn): &(String, Option<String>)| {
+    let send = Action::new(move |(prompt, turn): &(String, Option<String>)| {
         let (prompt, turn, id) = (prompt.clone(), turn.clone(), thread());
         async move {
             match turn {
@@ -41,7 +41,7 @@ pub fn Composer() -> AnyView {
             }
         }
     });
-    let stop = Action::new_local(move |turn: &String| interrupt_turn(thread(), turn.clone()));
+    let stop = Action::new(move |turn: &String| interrupt_turn(thread(), turn.clone()));
     let submit = move || {
         let prompt = text.get_untracked();
         if prompt.trim().is_empty() || send.pending().get_untracked() {

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 /// does something once the wasm bundle has hydrated the page.
 #[component]
 pub fn ConnectionCheck() -> impl IntoView {
-    let check = Action::new_local(|_: &()| async move {
+    let check = Action::new(|_: &()| async move {
         let started = now_ms();
         check_connection().await.map(|_| now_ms() - started)
     });

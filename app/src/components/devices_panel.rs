@@ -40,9 +40,8 @@ fn DeviceRow(device: DeviceRecord, changed: Callback<()>) -> impl IntoView {
     let name = RwSignal::new(device.name.clone());
     let editing = RwSignal::new(false);
     let confirming = RwSignal::new(false);
-    let rename =
-        Action::new_local(move |name: &String| rename_device(id.get_value(), name.clone()));
-    let revoke = Action::new_local(move |_: &()| revoke_device(id.get_value()));
+    let rename = Action::new(move |name: &String| rename_device(id.get_value(), name.clone()));
+    let revoke = Action::new(move |_: &()| revoke_device(id.get_value()));
     Effect::new(move |_| {
         if let Some(Ok(_)) = rename.value().get() {
             editing.set(false);

@@ -13,11 +13,11 @@ pub fn FilesPanel() -> AnyView {
     let live = expect_context::<Live>();
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
     let dir = RwSignal::new(String::new());
-    let list = Action::new_local(move |path: &String| {
+    let list = Action::new(move |path: &String| {
         let path = (!path.is_empty()).then(|| path.clone());
         browse_workspace(thread(), path)
     });
-    let open = Action::new_local(move |path: &String| read_workspace_file(thread(), path.clone()));
+    let open = Action::new(move |path: &String| read_workspace_file(thread(), path.clone()));
     Effect::new(move |_| {
         list.dispatch(dir.get());
     });

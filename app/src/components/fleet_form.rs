@@ -12,7 +12,7 @@ pub fn FleetForm(workspace: String) -> impl IntoView {
     let parallel = RwSignal::new("2".to_string());
     let shared = RwSignal::new(false);
     let auto_approve = RwSignal::new(false);
-    let start = Action::new_local(move |draft: &FleetDraft| start_fleet(draft.clone()));
+    let start = Action::new(move |draft: &FleetDraft| start_fleet(draft.clone()));
     let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(id)) = start.value().get() {

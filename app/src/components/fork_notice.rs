@@ -18,7 +18,7 @@ pub fn ForkNotice() -> AnyView {
     }
     let live = expect_context::<Live>();
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
-    let load = Action::new_local(move |_: &()| list_snapshots(thread()));
+    let load = Action::new(move |_: &()| list_snapshots(thread()));
     Effect::new(move |_| {
         load.dispatch(());
     });
@@ -28,7 +28,7 @@ pub fn ForkNotice() -> AnyView {
             _ => None,
         })
     };
-    let restore = Action::new_local(move |id: &String| restore_files(thread(), id.clone()));
+    let restore = Action::new(move |id: &String| restore_files(thread(), id.clone()));
     let restored = move || {
         restore.value().with(|value| match value {
             Some(Ok(restored)) => Some(restored.files.len()),

@@ -9,12 +9,12 @@ pub type RowAction<C> = Action<(String, C), Result<(), (String, ServiceError)>>;
 
 pub fn row_action<C, F, Fut>(run: F) -> RowAction<C>
 where
-    C: Clone + 'static,
-    F: Fn(String, C) -> Fut + 'static,
-    Fut: Future<Output = Result<(), ServiceError>> + 'static,
+    C: Clone + Send + Sync + 'static,
+    F: Fn(String, C) -> Fut + Send + Sync + 'static,
+    Fut: Future<Output = Result<(), ServiceError>> + Send + 'static,
 {
     let ended = use_context::<SessionEnded>();
-    Action::new_local(move |(id, command): &(String, C)| {
+    Action::new(move |(id, command): &(String, C)| {
         let id = id.clone();
         let work = run(id.clone(), command.clone());
         async move {

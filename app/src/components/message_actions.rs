@@ -39,15 +39,15 @@ pub fn MessageActions(entry: Entry) -> AnyView {
         let id = item_id.clone();
         Memo::new(move |_| last.with(|last| last.as_deref() == Some(id.as_str())))
     };
-    let fork = Action::new_local(move |item: &String| fork_at_message(thread(), item.clone()));
+    let fork = Action::new(move |item: &String| fork_at_message(thread(), item.clone()));
     Effect::new(move |_| {
         if let Some(Ok(id)) = fork.value().get() {
             refresh.bump();
             navigate(&Surface::Desktop.thread_href(&id), Default::default());
         }
     });
-    let retry = Action::new_local(move |_: &()| retry_last_turn(thread()));
-    let edit = Action::new_local(move |prompt: &String| edit_last_prompt(thread(), prompt.clone()));
+    let retry = Action::new(move |_: &()| retry_last_turn(thread()));
+    let edit = Action::new(move |prompt: &String| edit_last_prompt(thread(), prompt.clone()));
     let editing = RwSignal::new(false);
     let draft = RwSignal::new(String::new());
     let edit_box = NodeRef::<leptos::html::Textarea>::new();

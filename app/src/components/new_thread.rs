@@ -26,7 +26,7 @@ pub fn NewThread() -> impl IntoView {
     let refresh = expect_context::<RailRefresh>();
     let navigate = use_navigate();
     let surface = Surface::current();
-    let create = Action::new_local(move |request: &CreateThread| create_thread(request.clone()));
+    let create = Action::new(move |request: &CreateThread| create_thread(request.clone()));
     Effect::new(move |_| {
         if let Some(Ok(thread)) = create.value().get() {
             refresh.bump();

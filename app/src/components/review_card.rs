@@ -18,7 +18,7 @@ pub fn FindingCard(entry: Entry) -> AnyView {
         return view! { <p class="notice">{summary}</p> }.into_any();
     };
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
-    let apply = Action::new_local(move |id: &String| apply_finding(thread(), id.clone()));
+    let apply = Action::new(move |id: &String| apply_finding(thread(), id.clone()));
     let applied = move || matches!(apply.value().get(), Some(Ok(())));
     let idle = move || live.active_turn().is_none();
     let lines = if finding.start_line == finding.end_line {
@@ -67,7 +67,7 @@ pub fn FindingCard(entry: Entry) -> AnyView {
 pub fn ActionCard(entry: Entry) -> AnyView {
     let live = expect_context::<Live>();
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
-    let revert = Action::new_local(move |id: &String| revert_action(thread(), id.clone()));
+    let revert = Action::new(move |id: &String| revert_action(thread(), id.clone()));
     Effect::new(move |_| {
         // Revert sends no event: the reply is the item as it now is.
         if let Some(Ok(mut record)) = revert.value().get() {

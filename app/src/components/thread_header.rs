@@ -62,8 +62,8 @@ fn ThreadActions() -> AnyView {
     let navigate = use_navigate();
     let surface = Surface::current();
     let id = move || live.thread.with_untracked(|t| t.id.clone());
-    let patch = Action::new_local(move |patch: &PatchThread| update_thread(id(), patch.clone()));
-    let fork = Action::new_local(move |_: &()| fork_thread(id()));
+    let patch = Action::new(move |patch: &PatchThread| update_thread(id(), patch.clone()));
+    let fork = Action::new(move |_: &()| fork_thread(id()));
     let name = RwSignal::new(String::new());
     let dialog = NodeRef::<leptos::html::Dialog>::new();
     Effect::new(move |_| {
@@ -94,7 +94,7 @@ fn ThreadActions() -> AnyView {
     };
     // The dialog closes once the new title is saved; on failure it stays
     // open with the typed title and the error.
-    let retitle = Action::new_local(move |title: &String| {
+    let retitle = Action::new(move |title: &String| {
         let patch = PatchThread {
             title: Some(title.clone()),
             ..Default::default()

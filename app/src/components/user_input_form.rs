@@ -21,7 +21,7 @@ pub fn UserInputForm(input: Value) -> AnyView {
     let chosen = RwSignal::new(HashMap::<String, Vec<String>>::new());
     let missing = RwSignal::new(None::<String>);
     let questions = StoredValue::new(request.questions.clone());
-    let send = Action::new_local(move |answers: &AnswerUserInput| {
+    let send = Action::new(move |answers: &AnswerUserInput| {
         let thread = live.thread.with_untracked(|t| t.id.clone());
         answer_user_input(thread, id.clone(), answers.clone())
     });

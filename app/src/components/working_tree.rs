@@ -12,7 +12,7 @@ use leptos::prelude::*;
 pub fn WorkingTree() -> AnyView {
     let live = expect_context::<Live>();
     let thread = move || live.thread.with_untracked(|t| t.id.clone());
-    let load = Action::new_local(move |_: &()| working_tree_diff(thread()));
+    let load = Action::new(move |_: &()| working_tree_diff(thread()));
     Effect::new(move |_| {
         live.turns.track();
         load.dispatch(());

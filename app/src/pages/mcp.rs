@@ -124,7 +124,7 @@ fn ServerRow(server: McpServerRecord, command: RowAction<McpCommand>) -> impl In
 /// "Tools": listed on request, since listing starts the server.
 #[component]
 fn Tools(name: String) -> impl IntoView {
-    let list = Action::new_local(move |name: &String| mcp_server_tools(name.clone()));
+    let list = Action::new(move |name: &String| mcp_server_tools(name.clone()));
     let label = format!("Show the tools of {name}");
     view! {
         <div class="stack">
@@ -154,7 +154,7 @@ fn Tools(name: String) -> impl IntoView {
 #[component]
 fn AddForm(added: Callback<()>) -> impl IntoView {
     let draft = RwSignal::new(McpDraft::default());
-    let add = Action::new_local(move |draft: &McpDraft| add_mcp_server(draft.clone()));
+    let add = Action::new(move |draft: &McpDraft| add_mcp_server(draft.clone()));
     let done = RwSignal::new(None::<String>);
     Effect::new(move |_| {
         if let Some(Ok(name)) = add.value().get() {

@@ -29,7 +29,7 @@ pub fn SessionsPage() -> impl IntoView {
             version.update(|n| *n = n.wrapping_add(1));
         }
     });
-    let resume = Action::new_local(|id: &String| resume_session(id.clone()));
+    let resume = Action::new(|id: &String| resume_session(id.clone()));
     let navigate = use_navigate();
     Effect::new(move |_| {
         if let Some(Ok(thread)) = resume.value().get() {

@@ -92,7 +92,7 @@ fn ImportForm(imported: Callback<()>) -> impl IntoView {
     let path = RwSignal::new(String::new());
     let to_project = RwSignal::new(false);
     let replace = RwSignal::new(false);
-    let import = Action::new_local(move |(path, to_project, replace): &(String, bool, bool)| {
+    let import = Action::new(move |(path, to_project, replace): &(String, bool, bool)| {
         let source = if *to_project {
             SkillSource::Workspace
         } else {
