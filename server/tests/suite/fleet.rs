@@ -556,3 +556,55 @@ async fn stopping_a_full_worktree_run_answers_and_records_every_worker_after() {
     }
     assert_eq!(git_out(repo.path(), &["status", "--porcelain"]), "");
 }
+
+/// An attempt shows as ended before the runner records it (commits its
+/// changes on the branch). Clean-up then records it itself, so nothing in
+/// the worktree is lost and the user is not told to try again later.
+#[tokio::test]
+async fn cleanup_records_an_ended_attempt_the_runner_has_not_recorded_yet() {
+    let s = setup_with(json!({})).await;
+    let repo = repository();
+    writes(&s, "delta");
+    let created = s
+        .api
+        .post(
+            "/v1/fleet/runs",
+            json!({
+                "workers": [{ "prompt": "delta: add a file" }],
+                "workspace": repo.path().join("app"), "auto_approve": true,
+            }),
+        )
+        .await;
+    assert_eq!(created.status, 201, "{}", created.text());
+    let created = created.json();
+    let run_id = id_of(&created["run"], "id");
+    let worker_id = id_of(&created["workers"][0], "worker_id");
+    let recorded = until_worker(&s, &worker_id, "recorded", |w| w["commit"].is_string()).await;
+    assert_eq!(recorded["status"], "completed");
+
+    // As though the runner had not got to it: the attempt unrecorded, and
+    // a change in the worktree that only recording it would commit.
+    let workspace = Path::new(recorded["workspace"].as_str().unwrap()).to_path_buf();
+    std::fs::write(workspace.join("late.txt"), "late\n").unwrap();
+    let pool = s._h.state.runtime.store().pool();
+    sqlx::query("UPDATE fleet_workers SET settled_task_id = NULL WHERE id = ?")
+        .bind(&worker_id)
+        .execute(pool)
+        .await
+        .unwrap();
+
+    let cleaned = s
+        .api
+        .post_empty(&format!("/v1/fleet/runs/{run_id}/cleanup"))
+        .await;
+    assert_eq!(cleaned.status, 200, "{}", cleaned.text());
+    assert_eq!(cleaned.json()["run"]["cleaned_up"], true);
+    assert!(!workspace.exists(), "the worktree is removed");
+    let branch = format!("codewhale/{run_id}/1");
+    let files = git_out(repo.path(), &["ls-tree", "-r", "--name-only", &branch]);
+    assert!(files.lines().any(|f| f == "app/late.txt"), "{files}");
+    assert!(files.lines().any(|f| f == "app/delta.txt"), "{files}");
+    let worker = get(&s, &format!("/v1/fleet/workers/{worker_id}")).await;
+    let head = git_out(repo.path(), &["rev-parse", &branch]);
+    assert_eq!(worker["commit"], head.trim());
+}

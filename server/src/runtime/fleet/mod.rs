@@ -121,17 +121,26 @@ impl Runtime {
     /// Runs the worker again: a new attempt, on its thread (so it sees what
     /// it did) and in its worktree as it was left.
     pub async fn restart_worker(&self, worker_id: &str) -> Result<FleetWorker, RuntimeError> {
-        let view = self.worker_view(worker_id).await?;
+        let mut view = self.worker_view(worker_id).await?;
         if !records::is_final(&view.status) {
             return Err(RuntimeError::Conflict(format!(
                 "worker {worker_id} is still {}; interrupt it first",
                 view.status
             )));
         }
-        if view.worker.settled_task_id.as_deref() != Some(view.worker.task_id.as_str()) {
-            return Err(RuntimeError::Conflict(format!(
-                "worker {worker_id}'s last attempt is still being recorded; try again in a moment"
-            )));
+        let recorded = |view: &store::WorkerView| {
+            view.worker.settled_task_id.as_deref() == Some(view.worker.task_id.as_str())
+        };
+        if !recorded(&view) {
+            // Ended but not yet recorded by the runner: record it now, so
+            // the last attempt's changes are committed before the next.
+            self.settle_worker(worker_id).await;
+            view = self.worker_view(worker_id).await?;
+            if !recorded(&view) {
+                return Err(RuntimeError::Conflict(format!(
+                    "worker {worker_id}'s last attempt could not be recorded (see the server's log)"
+                )));
+            }
         }
         let run = self.run_row(&view.worker.run_id).await?;
         if run.cleaned_up && view.worker.worktree.is_some() {
@@ -208,21 +217,35 @@ impl Runtime {
                 "a shared run has no worktrees to remove".into(),
             ));
         };
-        let workers = store::workers(self.store.pool(), run_id).await?;
+        let mut workers = store::workers(self.store.pool(), run_id).await?;
         if workers.iter().any(|w| !records::is_final(&w.status)) {
             return Err(RuntimeError::Conflict(
                 "workers are still running; stop the run first".into(),
             ));
         }
         // An ended attempt's changes are committed when it is recorded:
-        // removing its worktree before that would lose them.
-        let unrecorded = workers
-            .iter()
-            .any(|w| w.worker.settled_task_id.as_deref() != Some(w.worker.task_id.as_str()));
-        if unrecorded {
-            return Err(RuntimeError::Conflict(
-                "a worker's last changes are still being committed; try again in a moment".into(),
-            ));
+        // removing its worktree before that would lose them. One the runner
+        // has not recorded yet (it shows as ended at once) is recorded here
+        // first: settling is once per attempt and one at a time.
+        let unrecorded = |workers: &[store::WorkerView]| -> Vec<String> {
+            workers
+                .iter()
+                .filter(|w| w.worker.settled_task_id.as_deref() != Some(w.worker.task_id.as_str()))
+                .map(|w| w.worker.id.clone())
+                .collect()
+        };
+        let pending = unrecorded(&workers);
+        if !pending.is_empty() {
+            for worker_id in &pending {
+                self.settle_worker(worker_id).await;
+            }
+            workers = store::workers(self.store.pool(), run_id).await?;
+            if !unrecorded(&workers).is_empty() {
+                return Err(RuntimeError::Conflict(
+                    "a worker's last changes could not be recorded; its worktree is kept (see the server's log)"
+                        .into(),
+                ));
+            }
         }
         if !run.cleaned_up {
             for worker in &workers {
