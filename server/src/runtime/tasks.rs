@@ -148,6 +148,7 @@ impl Runtime {
         }
         if let Some(worker) = &row.fleet_worker_id {
             if row.status != TaskStatus::Running.as_str() {
+                self.attempt_ends_here(&row.id);
                 self.settle_worker_later(worker);
             }
         }
@@ -216,6 +217,9 @@ impl Runtime {
             }
             other => other,
         };
+        if row.fleet_worker_id.is_some() {
+            self.attempt_ends_here(&id);
+        }
         let finished = tasks::finish(
             self.store.pool(),
             &id,

@@ -557,20 +557,22 @@ async fn stopping_a_full_worktree_run_answers_and_records_every_worker_after() {
     assert_eq!(git_out(repo.path(), &["status", "--porcelain"]), "");
 }
 
-/// An attempt shows as ended before the runner records it (commits its
-/// changes on the branch). Clean-up then records it itself, so nothing in
-/// the worktree is lost and the user is not told to try again later.
+/// An attempt shows as ended a moment before it is recorded (its changes
+/// committed on its branch, which takes a while for a big change). A
+/// restart or a clean-up asked in that moment records it first, rather
+/// than refusing with "try again in a moment", and loses nothing.
 #[tokio::test]
-async fn cleanup_records_an_ended_attempt_the_runner_has_not_recorded_yet() {
+async fn restart_and_cleanup_right_after_an_attempt_ends_record_it_first() {
     let s = setup_with(json!({})).await;
     let repo = repository();
-    writes(&s, "delta");
+    s.mock.push_when("delta", slow_words(20));
+    s.mock.push_when("delta", slow_words(20));
     let created = s
         .api
         .post(
             "/v1/fleet/runs",
             json!({
-                "workers": [{ "prompt": "delta: add a file" }],
+                "workers": [{ "prompt": "delta: think" }],
                 "workspace": repo.path().join("app"), "auto_approve": true,
             }),
         )
@@ -579,32 +581,51 @@ async fn cleanup_records_an_ended_attempt_the_runner_has_not_recorded_yet() {
     let created = created.json();
     let run_id = id_of(&created["run"], "id");
     let worker_id = id_of(&created["workers"][0], "worker_id");
-    let recorded = until_worker(&s, &worker_id, "recorded", |w| w["commit"].is_string()).await;
-    assert_eq!(recorded["status"], "completed");
-
-    // As though the runner had not got to it: the attempt unrecorded, and
-    // a change in the worktree that only recording it would commit.
-    let workspace = Path::new(recorded["workspace"].as_str().unwrap()).to_path_buf();
-    std::fs::write(workspace.join("late.txt"), "late\n").unwrap();
-    let pool = s._h.state.runtime.store().pool();
-    sqlx::query("UPDATE fleet_workers SET settled_task_id = NULL WHERE id = ?")
-        .bind(&worker_id)
-        .execute(pool)
-        .await
-        .unwrap();
-
-    let cleaned = s
-        .api
-        .post_empty(&format!("/v1/fleet/runs/{run_id}/cleanup"))
-        .await;
-    assert_eq!(cleaned.status, 200, "{}", cleaned.text());
-    assert_eq!(cleaned.json()["run"]["cleaned_up"], true);
-    assert!(!workspace.exists(), "the worktree is removed");
+    let workspace = Path::new(created["workers"][0]["workspace"].as_str().unwrap()).to_path_buf();
     let branch = format!("codewhale/{run_id}/1");
-    let files = git_out(repo.path(), &["ls-tree", "-r", "--name-only", &branch]);
-    assert!(files.lines().any(|f| f == "app/late.txt"), "{files}");
-    assert!(files.lines().any(|f| f == "app/delta.txt"), "{files}");
-    let worker = get(&s, &format!("/v1/fleet/workers/{worker_id}")).await;
-    let head = git_out(repo.path(), &["rev-parse", &branch]);
-    assert_eq!(worker["commit"], head.trim());
+    let on_branch = |file: &str| {
+        git_out(repo.path(), &["ls-tree", "-r", "--name-only", &branch])
+            .lines()
+            .any(|f| f == format!("app/{file}"))
+    };
+
+    // While each attempt runs, a big change lands in its worktree, so
+    // recording the attempt's end takes a while.
+    for (attempt, file) in [(1, "big-1.bin"), (2, "big-2.bin")] {
+        until_status(&s, &worker_id, "running").await;
+        big_file(&workspace.join(file));
+        until_status(&s, &worker_id, "completed").await;
+        if attempt == 1 {
+            let restarted = s
+                .api
+                .post_empty(&format!("/v1/fleet/workers/{worker_id}/restart"))
+                .await;
+            assert_eq!(restarted.status, 200, "{}", restarted.text());
+            assert_eq!(restarted.json()["attempts"], 2);
+        } else {
+            let cleaned = s
+                .api
+                .post_empty(&format!("/v1/fleet/runs/{run_id}/cleanup"))
+                .await;
+            assert_eq!(cleaned.status, 200, "{}", cleaned.text());
+            assert_eq!(cleaned.json()["run"]["cleaned_up"], true);
+            assert!(!workspace.exists(), "the worktree is removed");
+        }
+        assert!(on_branch(file), "{file} is committed on {branch}");
+    }
+}
+
+/// 48 MiB that compresses badly (one random MiB, again and again: zlib
+/// looks back only 32 KiB): git takes a while to store it.
+fn big_file(path: &Path) {
+    let mut state = 0x9e37_79b9_7f4a_7c15_u64;
+    let block: Vec<u8> = (0..1 << 20)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state as u8
+        })
+        .collect();
+    std::fs::write(path, block.repeat(48)).unwrap();
 }

@@ -24,7 +24,11 @@ use protocol::{
     fleet_events, CreateTask, FleetRunDetail, FleetRuns, FleetWorker, FleetWorkers, ListFleetRuns,
 };
 use sqlx::{Sqlite, SqliteConnection, Transaction};
-use std::path::{Path, PathBuf};
+use std::{
+    collections::HashSet,
+    path::{Path, PathBuf},
+    sync::Arc,
+};
 use tokio::sync::{mpsc, watch, Mutex, Notify};
 
 pub const MAX_WORKERS: usize = 16;
@@ -50,6 +54,10 @@ pub struct Fleet {
     to_settle: mpsc::UnboundedSender<String>,
     /// Taken by the runner that drains `to_settle`.
     settle_inbox: std::sync::Mutex<Option<mpsc::UnboundedReceiver<String>>>,
+    /// Attempts (task ids) that ended in this process and are not recorded
+    /// yet. A request that needs one recorded (clean-up, restart) records
+    /// it itself rather than refusing; another process's are its own.
+    ended_here: std::sync::Mutex<HashSet<String>>,
 }
 
 impl Fleet {
@@ -62,6 +70,7 @@ impl Fleet {
             settling: Mutex::new(()),
             to_settle,
             settle_inbox: std::sync::Mutex::new(Some(settle_inbox)),
+            ended_here: std::sync::Mutex::new(HashSet::new()),
         }
     }
 }
@@ -120,7 +129,10 @@ impl Runtime {
 
     /// Runs the worker again: a new attempt, on its thread (so it sees what
     /// it did) and in its worktree as it was left.
-    pub async fn restart_worker(&self, worker_id: &str) -> Result<FleetWorker, RuntimeError> {
+    pub async fn restart_worker(
+        self: &Arc<Self>,
+        worker_id: &str,
+    ) -> Result<FleetWorker, RuntimeError> {
         let mut view = self.worker_view(worker_id).await?;
         if !records::is_final(&view.status) {
             return Err(RuntimeError::Conflict(format!(
@@ -128,19 +140,13 @@ impl Runtime {
                 view.status
             )));
         }
-        let recorded = |view: &store::WorkerView| {
-            view.worker.settled_task_id.as_deref() == Some(view.worker.task_id.as_str())
-        };
-        if !recorded(&view) {
-            // Ended but not yet recorded by the runner: record it now, so
-            // the last attempt's changes are committed before the next.
-            self.settle_worker(worker_id).await;
+        if !recorded(&view) && self.settle_now(&view).await {
             view = self.worker_view(worker_id).await?;
-            if !recorded(&view) {
-                return Err(RuntimeError::Conflict(format!(
-                    "worker {worker_id}'s last attempt could not be recorded (see the server's log)"
-                )));
-            }
+        }
+        if !recorded(&view) {
+            return Err(RuntimeError::Conflict(format!(
+                "worker {worker_id}'s last attempt is still being recorded; try again in a moment"
+            )));
         }
         let run = self.run_row(&view.worker.run_id).await?;
         if run.cleaned_up && view.worker.worktree.is_some() {
@@ -210,7 +216,10 @@ impl Runtime {
 
     /// Removes the run's worktrees (their branches, with each worker's
     /// commit, stay). Only once every worker has ended.
-    pub async fn clean_up_fleet_run(&self, run_id: &str) -> Result<FleetRunDetail, RuntimeError> {
+    pub async fn clean_up_fleet_run(
+        self: &Arc<Self>,
+        run_id: &str,
+    ) -> Result<FleetRunDetail, RuntimeError> {
         let run = self.run_row(run_id).await?;
         let Some(top) = run.repo_top.as_deref() else {
             return Err(RuntimeError::Conflict(
@@ -224,28 +233,20 @@ impl Runtime {
             ));
         }
         // An ended attempt's changes are committed when it is recorded:
-        // removing its worktree before that would lose them. One the runner
-        // has not recorded yet (it shows as ended at once) is recorded here
-        // first: settling is once per attempt and one at a time.
-        let unrecorded = |workers: &[store::WorkerView]| -> Vec<String> {
-            workers
-                .iter()
-                .filter(|w| w.worker.settled_task_id.as_deref() != Some(w.worker.task_id.as_str()))
-                .map(|w| w.worker.id.clone())
-                .collect()
-        };
-        let pending = unrecorded(&workers);
-        if !pending.is_empty() {
-            for worker_id in &pending {
-                self.settle_worker(worker_id).await;
-            }
+        // removing its worktree before that would lose them. An attempt
+        // shows as ended a moment before it is recorded; one that ended
+        // here is recorded now instead of refusing.
+        let mut settled = false;
+        for view in workers.iter().filter(|w| !recorded(w)) {
+            settled |= self.settle_now(view).await;
+        }
+        if settled {
             workers = store::workers(self.store.pool(), run_id).await?;
-            if !unrecorded(&workers).is_empty() {
-                return Err(RuntimeError::Conflict(
-                    "a worker's last changes could not be recorded; its worktree is kept (see the server's log)"
-                        .into(),
-                ));
-            }
+        }
+        if !workers.iter().all(recorded) {
+            return Err(RuntimeError::Conflict(
+                "a worker's last changes are still being committed; try again in a moment".into(),
+            ));
         }
         if !run.cleaned_up {
             for worker in &workers {
@@ -337,4 +338,10 @@ async fn append(
     let payload = serde_json::to_string(payload)
         .map_err(|e| StoreError::Corrupt(format!("a fleet event payload: {e}")))?;
     Ok(store::append_event(tx, run_id, worker_id, event, &payload, &clock::now()).await?)
+}
+
+/// Whether the worker's current attempt has been recorded (its changes
+/// committed on its branch).
+fn recorded(view: &store::WorkerView) -> bool {
+    view.worker.settled_task_id.as_deref() == Some(view.worker.task_id.as_str())
 }

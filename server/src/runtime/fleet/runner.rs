@@ -126,6 +126,35 @@ impl Runtime {
         }
     }
 
+    /// Notes, before it is written, that a worker's attempt ends in this
+    /// process (see `Fleet::ended_here`).
+    pub(in crate::runtime) fn attempt_ends_here(&self, task_id: &str) {
+        if let Ok(mut ended) = self.fleet.ended_here.lock() {
+            ended.insert(task_id.to_string());
+        }
+    }
+
+    /// Records the ended attempt `view` shows now, for a request that needs
+    /// it recorded, when it ended in this process (the runner records it
+    /// too, but later; recording is once per attempt and one at a time).
+    /// In a task of its own, so a client that goes away cannot cut it
+    /// between the commit and the store. False when it is not ours.
+    pub(in crate::runtime) async fn settle_now(self: &Arc<Self>, view: &store::WorkerView) -> bool {
+        let ours = self
+            .fleet
+            .ended_here
+            .lock()
+            .is_ok_and(|ended| ended.contains(&view.worker.task_id));
+        if !ours {
+            return false;
+        }
+        let runtime = Arc::clone(self);
+        let worker_id = view.worker.id.clone();
+        tokio::spawn(async move { runtime.settle_worker(&worker_id).await })
+            .await
+            .is_ok()
+    }
+
     /// Records the end of the worker's current attempt, once: commits its
     /// changes on its branch, measures them, and says so; the run's end
     /// when it was the last. A slot may have opened: the runner looks.
@@ -135,6 +164,7 @@ impl Runtime {
         let Ok(view) = self.worker_view(worker_id).await else {
             return;
         };
+        let _recorded = EndedHere(self, &view.worker.task_id);
         let worker = &view.worker;
         if !records::is_final(&view.status)
             || worker.settled_task_id.as_deref() == Some(worker.task_id.as_str())
@@ -210,5 +240,17 @@ impl Runtime {
         let commit = worktree::commit_all(&tree, branch, &message).await?;
         let stat = worktree::diff_stat(&tree, base, branch).await?;
         Ok((commit, Some(stat)))
+    }
+}
+
+/// Forgets an attempt in `Fleet::ended_here` once `settle_worker` is done
+/// with it, whichever way it returns.
+struct EndedHere<'a>(&'a Runtime, &'a str);
+
+impl Drop for EndedHere<'_> {
+    fn drop(&mut self) {
+        if let Ok(mut ended) = self.0.fleet.ended_here.lock() {
+            ended.remove(self.1);
+        }
     }
 }
