@@ -83,6 +83,16 @@ async fn until_run(s: &Setup, id: &str, done: impl Fn(&Value) -> bool) -> Value 
     panic!("run {id} never got there");
 }
 
+/// Removes the run's worktrees; it must succeed.
+async fn clean_up(s: &Setup, run_id: &str) {
+    let cleaned = s
+        .api
+        .post_empty(&format!("/v1/fleet/runs/{run_id}/cleanup"))
+        .await;
+    assert_eq!(cleaned.status, 200, "{}", cleaned.text());
+    assert_eq!(cleaned.json()["run"]["cleaned_up"], true);
+}
+
 fn id_of(value: &Value, field: &str) -> String {
     value[field].as_str().unwrap().to_string()
 }
@@ -278,12 +288,7 @@ async fn three_workers_in_worktrees_two_at_a_time_with_an_interrupt_and_a_restar
     assert_eq!(ahead.status, 409, "{}", ahead.text());
 
     // Cleanup removes the worktrees and keeps the branches.
-    let cleaned = s
-        .api
-        .post_empty(&format!("/v1/fleet/runs/{run_id}/cleanup"))
-        .await;
-    assert_eq!(cleaned.status, 200, "{}", cleaned.text());
-    assert_eq!(cleaned.json()["run"]["cleaned_up"], true);
+    clean_up(&s, &run_id).await;
     assert!(!home.join("worktrees").join(&run_id).exists());
     let branches = git_out(repo.path(), &["branch", "--list", "codewhale/*"]);
     assert_eq!(branches.lines().count(), 3, "{branches}");
@@ -603,12 +608,7 @@ async fn restart_and_cleanup_right_after_an_attempt_ends_record_it_first() {
             assert_eq!(restarted.status, 200, "{}", restarted.text());
             assert_eq!(restarted.json()["attempts"], 2);
         } else {
-            let cleaned = s
-                .api
-                .post_empty(&format!("/v1/fleet/runs/{run_id}/cleanup"))
-                .await;
-            assert_eq!(cleaned.status, 200, "{}", cleaned.text());
-            assert_eq!(cleaned.json()["run"]["cleaned_up"], true);
+            clean_up(&s, &run_id).await;
             assert!(!workspace.exists(), "the worktree is removed");
         }
         assert!(on_branch(file), "{file} is committed on {branch}");
