@@ -342,6 +342,6 @@ async fn append(
 
 /// Whether the worker's current attempt has been recorded (its changes
 /// committed on its branch).
-fn recorded(view: &store::WorkerView) -> bool {
+pub(super) fn recorded(view: &store::WorkerView) -> bool {
     view.worker.settled_task_id.as_deref() == Some(view.worker.task_id.as_str())
 }

@@ -3,7 +3,7 @@
 //! each attempt ended — its changes committed on the worker's branch, the
 //! diff stat against the base, the events.
 
-use super::{log_run, log_worker, records, store};
+use super::{log_run, log_worker, recorded, records, store};
 use crate::{
     child::worktree::{self, Worktree},
     clock,
@@ -166,9 +166,7 @@ impl Runtime {
         };
         let _recorded = EndedHere(self, &view.worker.task_id);
         let worker = &view.worker;
-        if !records::is_final(&view.status)
-            || worker.settled_task_id.as_deref() == Some(worker.task_id.as_str())
-        {
+        if !records::is_final(&view.status) || recorded(&view) {
             return;
         }
         let (commit, stat) = match self.commit_worker(&view).await {
