@@ -70,8 +70,8 @@ impl FromServerFnError for ServiceError {
     /// authentication answers before any server function runs (a 401 for
     /// an ended session must reach the page as a 401).
     fn de(data: Bytes) -> Self {
-        serde_json::from_slice::<ServiceError>(&data).unwrap_or_else(|error| {
-            match serde_json::from_slice::<ErrorEnvelope>(&data) {
+        crate::api::from_text::<ServiceError>(&data).unwrap_or_else(|error| {
+            match crate::api::from_text::<ErrorEnvelope>(&data) {
                 Ok(envelope) => Self::new(envelope.error.status, envelope.error.message),
                 Err(_) => {
                     Self::from_server_fn_error(ServerFnErrorErr::Deserialization(error.to_string()))

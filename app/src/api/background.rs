@@ -48,7 +48,7 @@ pub struct AutomationDraft {
     pub auto_approve: bool,
 }
 
-#[server(prefix = "/api", endpoint = "tasks")]
+#[server(prefix = "/api", endpoint = "tasks", output = crate::api::Json)]
 pub async fn load_tasks() -> Result<Vec<TaskRecord>, ServiceError> {
     let query = crate::protocol::ListTasks {
         status: None,
@@ -77,12 +77,12 @@ fn clip_task(task: &mut TaskRecord) {
     }
 }
 
-#[server(prefix = "/api", endpoint = "cancel_task")]
+#[server(prefix = "/api", endpoint = "cancel_task", output = crate::api::Json)]
 pub async fn cancel_task(id: String) -> Result<(), ServiceError> {
     runtime()?.cancel_task(id).await.map(|_| ())
 }
 
-#[server(prefix = "/api", endpoint = "automations")]
+#[server(prefix = "/api", endpoint = "automations", output = crate::api::Json)]
 pub async fn load_automations() -> Result<Vec<AutomationCard>, ServiceError> {
     let service = runtime()?;
     let mut cards = Vec::new();
@@ -105,7 +105,7 @@ pub async fn load_automations() -> Result<Vec<AutomationCard>, ServiceError> {
     Ok(cards)
 }
 
-#[server(prefix = "/api", endpoint = "create_automation")]
+#[server(prefix = "/api", endpoint = "create_automation", output = crate::api::Json)]
 pub async fn create_automation(draft: AutomationDraft) -> Result<(), ServiceError> {
     let request = crate::protocol::CreateAutomation {
         name: draft.name,
@@ -119,7 +119,7 @@ pub async fn create_automation(draft: AutomationDraft) -> Result<(), ServiceErro
     runtime()?.create_automation(request).await.map(|_| ())
 }
 
-#[server(prefix = "/api", endpoint = "preview_schedule")]
+#[server(prefix = "/api", endpoint = "preview_schedule", output = crate::api::Json)]
 pub async fn preview_schedule(
     schedule: Option<String>,
     interval_seconds: Option<u64>,
@@ -133,7 +133,7 @@ pub async fn preview_schedule(
     runtime()?.preview_schedule(query).await
 }
 
-#[server(prefix = "/api", endpoint = "automation_action")]
+#[server(prefix = "/api", endpoint = "automation_action", output = crate::api::Json)]
 pub async fn automation_action(id: String, action: AutomationCommand) -> Result<(), ServiceError> {
     let service = runtime()?;
     match action {

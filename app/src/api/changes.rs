@@ -14,7 +14,7 @@ use leptos::prelude::*;
 use crate::service::service as runtime;
 
 /// One directory of the thread's workspace (`None`: its root).
-#[server(prefix = "/api", endpoint = "workspace_browse")]
+#[server(prefix = "/api", endpoint = "workspace_browse", output = crate::api::Json)]
 pub async fn browse_workspace(
     id: String,
     path: Option<String>,
@@ -22,7 +22,7 @@ pub async fn browse_workspace(
     runtime()?.browse(id, p::WorkspacePathQuery { path }).await
 }
 
-#[server(prefix = "/api", endpoint = "workspace_file")]
+#[server(prefix = "/api", endpoint = "workspace_file", output = crate::api::Json)]
 pub async fn read_workspace_file(
     id: String,
     path: String,
@@ -32,49 +32,49 @@ pub async fn read_workspace_file(
 }
 
 /// The working tree against HEAD.
-#[server(prefix = "/api", endpoint = "workspace_diff")]
+#[server(prefix = "/api", endpoint = "workspace_diff", output = crate::api::Json)]
 pub async fn working_tree_diff(id: String) -> Result<p::WorkspaceDiff, ServiceError> {
     runtime()?.diff(id).await
 }
 
-#[server(prefix = "/api", endpoint = "thread_snapshots")]
+#[server(prefix = "/api", endpoint = "thread_snapshots", output = crate::api::Json)]
 pub async fn list_snapshots(id: String) -> Result<Vec<p::SnapshotRecord>, ServiceError> {
     runtime()?.thread_snapshots(id).await
 }
 
-#[server(prefix = "/api", endpoint = "undo")]
+#[server(prefix = "/api", endpoint = "undo", output = crate::api::Json)]
 pub async fn undo_last_turn(id: String) -> Result<p::Undone, ServiceError> {
     runtime()?.undo(id).await
 }
 
-#[server(prefix = "/api", endpoint = "retry")]
+#[server(prefix = "/api", endpoint = "retry", output = crate::api::Json)]
 pub async fn retry_last_turn(id: String) -> Result<(), ServiceError> {
     let request = p::RetryTurn::default();
     runtime()?.retry(id, request).await.map(|_| ())
 }
 
-#[server(prefix = "/api", endpoint = "edit_last_turn")]
+#[server(prefix = "/api", endpoint = "edit_last_turn", output = crate::api::Json)]
 pub async fn edit_last_prompt(id: String, prompt: String) -> Result<(), ServiceError> {
     let request = p::EditLastTurn { prompt };
     runtime()?.edit_last_turn(id, request).await.map(|_| ())
 }
 
 /// A new thread ending before `item_id`; returns its id.
-#[server(prefix = "/api", endpoint = "fork_at_user_message")]
+#[server(prefix = "/api", endpoint = "fork_at_user_message", output = crate::api::Json)]
 pub async fn fork_at_message(id: String, item_id: String) -> Result<String, ServiceError> {
     let request = p::ForkAtUserMessage { item_id };
     let forked = runtime()?.fork_at_user_message(id, request).await?;
     Ok(forked.thread.id)
 }
 
-#[server(prefix = "/api", endpoint = "restore_snapshot")]
+#[server(prefix = "/api", endpoint = "restore_snapshot", output = crate::api::Json)]
 pub async fn restore_files(id: String, snapshot_id: String) -> Result<p::Restored, ServiceError> {
     let request = p::RestoreSnapshot { snapshot_id };
     runtime()?.restore_snapshot(id, request).await
 }
 
 /// Applies one review finding: a turn starts (its events show the rest).
-#[server(prefix = "/api", endpoint = "review_apply")]
+#[server(prefix = "/api", endpoint = "review_apply", output = crate::api::Json)]
 pub async fn apply_finding(id: String, finding_id: String) -> Result<(), ServiceError> {
     let request = p::ApplyReview {
         finding_ids: vec![finding_id],
@@ -84,7 +84,7 @@ pub async fn apply_finding(id: String, finding_id: String) -> Result<(), Service
 
 /// Reverts an applied review action; returns the action as it now is
 /// (no event says so: the page updates its item from this).
-#[server(prefix = "/api", endpoint = "review_revert")]
+#[server(prefix = "/api", endpoint = "review_revert", output = crate::api::Json)]
 pub async fn revert_action(
     id: String,
     action_id: String,

@@ -35,7 +35,7 @@ pub struct FleetDraft {
     pub auto_approve: bool,
 }
 
-#[server(prefix = "/api", endpoint = "fleet_runs")]
+#[server(prefix = "/api", endpoint = "fleet_runs", output = crate::api::Json)]
 pub async fn load_fleet_runs() -> Result<Vec<FleetRun>, ServiceError> {
     let query = crate::protocol::ListFleetRuns {
         limit: Some(RUNS_SHOWN),
@@ -43,7 +43,7 @@ pub async fn load_fleet_runs() -> Result<Vec<FleetRun>, ServiceError> {
     Ok(runtime()?.fleet_runs(query).await?.runs)
 }
 
-#[server(prefix = "/api", endpoint = "fleet_run")]
+#[server(prefix = "/api", endpoint = "fleet_run", output = crate::api::Json)]
 pub async fn load_fleet_run(id: String) -> Result<FleetRunDetail, ServiceError> {
     let mut detail = runtime()?.fleet_run(id).await?;
     for worker in &mut detail.workers {
@@ -56,7 +56,7 @@ pub async fn load_fleet_run(id: String) -> Result<FleetRunDetail, ServiceError> 
 }
 
 /// Starts a fleet; answers its id, for the page to open.
-#[server(prefix = "/api", endpoint = "start_fleet")]
+#[server(prefix = "/api", endpoint = "start_fleet", output = crate::api::Json)]
 pub async fn start_fleet(draft: FleetDraft) -> Result<String, ServiceError> {
     use crate::protocol::{CreateFleetRun, FleetIsolation, FleetWorkerSpec};
     let workers = draft
@@ -82,7 +82,7 @@ pub async fn start_fleet(draft: FleetDraft) -> Result<String, ServiceError> {
     Ok(runtime()?.create_fleet_run(request).await?.run.id)
 }
 
-#[server(prefix = "/api", endpoint = "fleet_action")]
+#[server(prefix = "/api", endpoint = "fleet_action", output = crate::api::Json)]
 pub async fn fleet_action(id: String, command: FleetCommand) -> Result<(), ServiceError> {
     runtime()?.fleet_command(id, command).await
 }

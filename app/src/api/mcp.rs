@@ -21,18 +21,18 @@ pub enum McpCommand {
     Delete,
 }
 
-#[server(prefix = "/api", endpoint = "mcp_servers")]
+#[server(prefix = "/api", endpoint = "mcp_servers", output = crate::api::Json)]
 pub async fn load_mcp_servers() -> Result<Vec<McpServerRecord>, ServiceError> {
     runtime()?.mcp_servers().await
 }
 
 /// The server's tools (it is started if it is not running).
-#[server(prefix = "/api", endpoint = "mcp_server_tools")]
+#[server(prefix = "/api", endpoint = "mcp_server_tools", output = crate::api::Json)]
 pub async fn mcp_server_tools(name: String) -> Result<Vec<McpToolRecord>, ServiceError> {
     runtime()?.mcp_tools(name).await
 }
 
-#[server(prefix = "/api", endpoint = "mcp_server_command")]
+#[server(prefix = "/api", endpoint = "mcp_server_command", output = crate::api::Json)]
 pub async fn mcp_server_command(name: String, command: McpCommand) -> Result<(), ServiceError> {
     runtime()?.mcp_command(name, command).await
 }
@@ -50,7 +50,7 @@ pub struct McpDraft {
 }
 
 /// Adds a server; answers its name.
-#[server(prefix = "/api", endpoint = "add_mcp_server")]
+#[server(prefix = "/api", endpoint = "add_mcp_server", output = crate::api::Json)]
 pub async fn add_mcp_server(draft: McpDraft) -> Result<String, ServiceError> {
     let target = draft.target.trim().to_string();
     let is_url = target.starts_with("http://") || target.starts_with("https://");

@@ -9,12 +9,12 @@ use leptos::prelude::*;
 #[cfg(feature = "ssr")]
 use crate::service::service as runtime;
 
-#[server(prefix = "/api", endpoint = "skills")]
+#[server(prefix = "/api", endpoint = "skills", output = crate::api::Json)]
 pub async fn load_skills() -> Result<Vec<SkillRecord>, ServiceError> {
     runtime()?.skills().await
 }
 
-#[server(prefix = "/api", endpoint = "toggle_skill")]
+#[server(prefix = "/api", endpoint = "toggle_skill", output = crate::api::Json)]
 pub async fn toggle_skill(name: String, enabled: bool) -> Result<(), ServiceError> {
     let patch = crate::protocol::PatchSkill {
         enabled,
@@ -24,7 +24,7 @@ pub async fn toggle_skill(name: String, enabled: bool) -> Result<(), ServiceErro
 }
 
 /// Imports from a path on the server's machine; answers the skill's name.
-#[server(prefix = "/api", endpoint = "import_skill")]
+#[server(prefix = "/api", endpoint = "import_skill", output = crate::api::Json)]
 pub async fn import_skill(
     path: String,
     source: SkillSource,

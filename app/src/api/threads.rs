@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use crate::service::service as runtime;
 
 /// The rail's list: active or archived threads, newest first.
-#[server(prefix = "/api", endpoint = "threads")]
+#[server(prefix = "/api", endpoint = "threads", output = crate::api::Json)]
 pub async fn list_threads(
     archived: bool,
     search: String,
@@ -39,7 +39,7 @@ pub struct ThreadPage {
     pub earlier: usize,
 }
 
-#[server(prefix = "/api", endpoint = "thread")]
+#[server(prefix = "/api", endpoint = "thread", output = crate::api::Json)]
 pub async fn load_thread(id: String, from: Option<usize>) -> Result<ThreadPage, ServiceError> {
     let mut detail = runtime()?.thread(id).await?;
     let count = detail.items.len();
@@ -55,7 +55,7 @@ pub async fn load_thread(id: String, from: Option<usize>) -> Result<ThreadPage, 
 }
 
 /// The thread's items `start..end` (clamped to what it holds), in order.
-#[server(prefix = "/api", endpoint = "thread_items")]
+#[server(prefix = "/api", endpoint = "thread_items", output = crate::api::Json)]
 pub async fn load_items(
     id: String,
     start: usize,
@@ -83,17 +83,17 @@ fn trim_for_display(items: &mut [TurnItemRecord]) {
     }
 }
 
-#[server(prefix = "/api", endpoint = "providers")]
+#[server(prefix = "/api", endpoint = "providers", output = crate::api::Json)]
 pub async fn list_providers() -> Result<Vec<ProviderModels>, ServiceError> {
     Ok(runtime()?.providers())
 }
 
-#[server(prefix = "/api", endpoint = "create_thread")]
+#[server(prefix = "/api", endpoint = "create_thread", output = crate::api::Json)]
 pub async fn create_thread(request: p::CreateThread) -> Result<ThreadRecord, ServiceError> {
     runtime()?.create_thread(request).await
 }
 
-#[server(prefix = "/api", endpoint = "update_thread")]
+#[server(prefix = "/api", endpoint = "update_thread", output = crate::api::Json)]
 pub async fn update_thread(
     id: String,
     patch: p::PatchThread,
@@ -101,12 +101,12 @@ pub async fn update_thread(
     runtime()?.patch_thread(id, patch).await
 }
 
-#[server(prefix = "/api", endpoint = "fork_thread")]
+#[server(prefix = "/api", endpoint = "fork_thread", output = crate::api::Json)]
 pub async fn fork_thread(id: String) -> Result<ThreadRecord, ServiceError> {
     runtime()?.fork_thread(id).await
 }
 
-#[server(prefix = "/api", endpoint = "start_turn")]
+#[server(prefix = "/api", endpoint = "start_turn", output = crate::api::Json)]
 pub async fn start_turn(id: String, prompt: String) -> Result<p::TurnStarted, ServiceError> {
     let request = p::StartTurn {
         prompt,
@@ -115,18 +115,18 @@ pub async fn start_turn(id: String, prompt: String) -> Result<p::TurnStarted, Se
     runtime()?.start_turn(id, request).await
 }
 
-#[server(prefix = "/api", endpoint = "steer_turn")]
+#[server(prefix = "/api", endpoint = "steer_turn", output = crate::api::Json)]
 pub async fn steer_turn(id: String, turn: String, prompt: String) -> Result<(), ServiceError> {
     let request = p::SteerTurn { prompt };
     runtime()?.steer_turn(id, turn, request).await.map(|_| ())
 }
 
-#[server(prefix = "/api", endpoint = "interrupt_turn")]
+#[server(prefix = "/api", endpoint = "interrupt_turn", output = crate::api::Json)]
 pub async fn interrupt_turn(id: String, turn: String) -> Result<(), ServiceError> {
     runtime()?.interrupt_turn(id, turn).await.map(|_| ())
 }
 
-#[server(prefix = "/api", endpoint = "decide_approval")]
+#[server(prefix = "/api", endpoint = "decide_approval", output = crate::api::Json)]
 pub async fn decide_approval(
     id: String,
     decision: p::ApprovalDecision,
@@ -136,7 +136,7 @@ pub async fn decide_approval(
     runtime()?.decide_approval(id, body).await.map(|_| ())
 }
 
-#[server(prefix = "/api", endpoint = "answer_user_input")]
+#[server(prefix = "/api", endpoint = "answer_user_input", output = crate::api::Json)]
 pub async fn answer_user_input(
     thread: String,
     input: String,

@@ -13,7 +13,7 @@ pub const USAGE_RANGES: [u32; 3] = [7, 30, 90];
 pub const DEFAULT_USAGE_DAYS: u32 = 30;
 
 /// The last `days` days up to now.
-#[server(prefix = "/api", endpoint = "usage")]
+#[server(prefix = "/api", endpoint = "usage", output = crate::api::Json)]
 pub async fn load_usage(days: u32) -> Result<UsageOverview, ServiceError> {
     crate::service::service()?.usage_overview(days).await
 }

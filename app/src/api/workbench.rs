@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 /// The signed-in workbench, or `None` for a visitor without a session (who
 /// must see no data at all).
-#[server(prefix = "/api", endpoint = "workbench")]
+#[server(prefix = "/api", endpoint = "workbench", output = crate::api::Json)]
 pub async fn load_workbench() -> Result<Option<Workbench>, ServiceError> {
     Ok(crate::service::service()
         .ok()
@@ -14,7 +14,7 @@ pub async fn load_workbench() -> Result<Option<Workbench>, ServiceError> {
 }
 
 /// A round trip through the authenticated server-function path.
-#[server(prefix = "/api", endpoint = "ping")]
+#[server(prefix = "/api", endpoint = "ping", output = crate::api::Json)]
 pub async fn check_connection() -> Result<Ping, ServiceError> {
     crate::service::service()?;
     let server_time_ms = std::time::SystemTime::now()

@@ -15,7 +15,7 @@ pub fn UserInputForm(input: Value) -> AnyView {
     let live = expect_context::<Live>();
     let id = input["input_id"].as_str().unwrap_or_default().to_string();
     let request: UserInputRequest =
-        serde_json::from_value(input["request"].clone()).unwrap_or(UserInputRequest {
+        crate::api::record(&input["request"]).unwrap_or(UserInputRequest {
             questions: Vec::new(),
         });
     let chosen = RwSignal::new(HashMap::<String, Vec<String>>::new());

@@ -2,6 +2,7 @@
 //! event applied in order. Item text lives in its own signal so a delta
 //! re-renders one text node, not the transcript.
 
+use crate::api::record;
 use crate::protocol::{
     EventEnvelope, EventName, ThreadDetail, ThreadRecord, TurnItemRecord, TurnRecord,
 };
@@ -189,13 +190,13 @@ impl Live {
     }
 
     fn set_thread(&self, payload: &Value) {
-        if let Ok(thread) = serde_json::from_value(payload["thread"].clone()) {
+        if let Some(thread) = record(&payload["thread"]) {
             self.thread.set(thread);
         }
     }
 
     fn set_turn(&self, payload: &Value) {
-        let Ok(turn) = serde_json::from_value::<TurnRecord>(payload["turn"].clone()) else {
+        let Some(turn) = record::<TurnRecord>(&payload["turn"]) else {
             return;
         };
         self.turns
@@ -206,7 +207,7 @@ impl Live {
     }
 
     fn set_item(&self, payload: &Value) {
-        let Ok(item) = serde_json::from_value::<TurnItemRecord>(payload["item"].clone()) else {
+        let Some(item) = record::<TurnItemRecord>(&payload["item"]) else {
             return;
         };
         let existing = self.items.with_untracked(|items| {

@@ -22,13 +22,12 @@ impl Announcement {
                 (format!("Approval needed: {tool}"), what.to_string())
             }
             EventName::UserInputRequired => {
-                let request: UserInputRequest =
-                    serde_json::from_value(payload["request"].clone()).ok()?;
+                let request: UserInputRequest = crate::api::record(&payload["request"])?;
                 let first = request.questions.first().map(|q| q.question.clone());
                 ("Question for you".to_string(), first.unwrap_or_default())
             }
             EventName::TurnCompleted => {
-                let turn: TurnRecord = serde_json::from_value(payload["turn"].clone()).ok()?;
+                let turn: TurnRecord = crate::api::record(&payload["turn"])?;
                 match turn.status {
                     TurnStatus::Completed => ("Turn finished".to_string(), String::new()),
                     TurnStatus::Failed => {
