@@ -27,7 +27,7 @@ fn require_erased_components() {
 }
 
 /// Inputs of the browser bundle, relative to the workspace root.
-const SITE_INPUTS: [&str; 10] = [
+const SITE_INPUTS: [&str; 13] = [
     "Cargo.lock",
     "Cargo.toml",
     ".cargo",
@@ -39,6 +39,10 @@ const SITE_INPUTS: [&str; 10] = [
     // The recipe too: a change to how the bundle is built rebuilds it.
     "scripts/build",
     "scripts/lib",
+    // The tool that cuts the bundle at its lazy routes (not its build output).
+    "scripts/wasm-split/Cargo.toml",
+    "scripts/wasm-split/Cargo.lock",
+    "scripts/wasm-split/src",
 ];
 
 fn main() {
@@ -58,6 +62,9 @@ fn main() {
             if stamp.is_empty() { "missing" } else { "stale" }
         );
     }
+    // The bundle is served under /pkg/<this>/ too (http/assets.rs): a page
+    // of an older build never fetches a lazy chunk of this one.
+    println!("cargo:rustc-env=CODEWHALE_SITE_DIGEST={expected}");
 }
 
 /// sha256 over `sha256sum`-style lines ("<hex>  <path>\n") of every input

@@ -25,7 +25,7 @@ use leptos::prelude::*;
 use leptos_meta::{provide_meta_context, Link, Meta, MetaTags, Stylesheet, Title};
 use leptos_router::{
     components::{ParentRoute, Route, Router, Routes},
-    path, SsrMode,
+    path, Lazy, SsrMode,
 };
 
 /// Name of the wasm-bindgen output (`pkg/<name>.js`, `pkg/<name>_bg.wasm`,
@@ -73,15 +73,15 @@ pub fn App() -> impl IntoView {
                 <ParentRoute path=path!("") view=pages::Home ssr=SsrMode::Async>
                     <Route path=path!("") view=pages::NoThread ssr=SsrMode::Async />
                     <Route path=path!("threads/:id") view=pages::ThreadPage ssr=SsrMode::Async />
-                    <Route path=path!("usage") view=pages::Usage ssr=SsrMode::Async />
-                    <Route path=path!("devices") view=pages::Devices ssr=SsrMode::Async />
-                    <Route path=path!("tasks") view=pages::Tasks ssr=SsrMode::Async />
-                    <Route path=path!("automations") view=pages::Automations ssr=SsrMode::Async />
-                    <Route path=path!("fleet") view=pages::Fleet ssr=SsrMode::Async />
-                    <Route path=path!("fleet/:id") view=pages::FleetRunPage ssr=SsrMode::Async />
-                    <Route path=path!("skills") view=pages::Skills ssr=SsrMode::Async />
-                    <Route path=path!("mcp") view=pages::McpServersPage ssr=SsrMode::Async />
-                    <Route path=path!("sessions") view=pages::SessionsPage ssr=SsrMode::Async />
+                    <Route path=path!("usage") view={Lazy::<pages::UsageRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("devices") view={Lazy::<pages::DevicesRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("tasks") view={Lazy::<pages::TasksRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("automations") view={Lazy::<pages::AutomationsRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("fleet") view={Lazy::<pages::FleetRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("fleet/:id") view={Lazy::<pages::FleetRunRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("skills") view={Lazy::<pages::SkillsRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("mcp") view={Lazy::<pages::McpRoute>::new()} ssr=SsrMode::Async />
+                    <Route path=path!("sessions") view={Lazy::<pages::SessionsRoute>::new()} ssr=SsrMode::Async />
                 </ParentRoute>
                 // The phone layout (the server answers 404 here unless --mobile).
                 <ParentRoute path=path!("mobile") view=pages::MobileHome ssr=SsrMode::Async>

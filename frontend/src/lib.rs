@@ -8,13 +8,22 @@ use wasm_bindgen::prelude::wasm_bindgen;
 #[wasm_bindgen]
 pub fn hydrate() {
     console_error_panic_hook::set_once();
-    leptos::mount::hydrate_body(app::App);
-    // Lets tests (and curious users) see that the page is live.
-    if let Some(root) = leptos::prelude::document().document_element() {
-        let _ = root.set_attribute("data-hydrated", "true");
-    }
-    // "Interactive" for the performance suite: navigation start to here.
-    if let Some(performance) = leptos::prelude::window().performance() {
-        let _ = performance.mark("codewhale:hydrated");
-    }
+    // Asynchronous hydration: a page on a lazy route (app/src/pages/lazy.rs)
+    // waits for its chunk of the bundle before its part of the page hydrates.
+    wasm_bindgen_futures::spawn_local(async {
+        let Some(body) = leptos::prelude::document().body() else {
+            return;
+        };
+        leptos::mount::hydrate_from_async(body, app::App)
+            .await
+            .forget();
+        // Lets tests (and curious users) see that the page is live.
+        if let Some(root) = leptos::prelude::document().document_element() {
+            let _ = root.set_attribute("data-hydrated", "true");
+        }
+        // "Interactive" for the performance suite: navigation start to here.
+        if let Some(performance) = leptos::prelude::window().performance() {
+            let _ = performance.mark("codewhale:hydrated");
+        }
+    });
 }

@@ -19,3 +19,17 @@ wasm_bindgen_version() {
 }
 
 export PATH="$HOME/.cargo/bin:$PATH"
+
+# What scripts/build produced, as a browser receives it (br): the bundle
+# every page loads, and the chunks the lazy routes fetch.
+summarize_site() {
+  local pkg=$1 name=$2
+  local main js chunks count
+  main=$(stat -c %s "$pkg/${name}_bg.wasm.br")
+  # The glue imports the chunks' loader up front: both load on every page.
+  js=$(cat "$pkg/$name.js.br" "$pkg"/__wasm_split.*.js.br | wc -c)
+  count=$(find "$pkg" -name '*.wasm' ! -name "${name}_bg.wasm" | wc -l)
+  chunks=$(find "$pkg" -name '*.wasm.br' ! -name "${name}_bg.wasm.br" -printf '%s\n' | awk '{s+=$1} END {print s+0}')
+  printf 'every page: %s B wasm + %s B JS (br); lazy routes: %s chunks, %s B (br) together\n' \
+    "$main" "$js" "$count" "$chunks"
+}

@@ -19,6 +19,26 @@ use tower::ServiceExt;
 #[exclude = "SOURCE_HASH"]
 pub struct Site;
 
+/// This build's bundle, as the pages it renders ask for it:
+/// `/pkg/<version>/codewhale.js` and the lazy routes' chunks beside it. A
+/// page of another build (a tab left open across an upgrade) asks under
+/// its own version and gets a 404, never a chunk cut from another module.
+pub const PKG_DIR: &str = concat!("pkg/", env!("CODEWHALE_SITE_DIGEST"));
+
+/// The embedded file a request path names, and whether the path is
+/// versioned (immutable: its content never changes under that name).
+fn resolve(path: &str) -> Option<(String, bool)> {
+    match path
+        .strip_prefix(PKG_DIR)
+        .and_then(|rest| rest.strip_prefix('/'))
+    {
+        Some(rest) => Some((format!("pkg/{rest}"), true)),
+        // Other builds' versions; plain /pkg/<file> (the stylesheet) is not one.
+        None if path.starts_with("pkg/") && path[4..].contains('/') => None,
+        None => Some((path.to_string(), false)),
+    }
+}
+
 pub async fn serve(State(state): State<AppState>, request: Request) -> Response {
     let path = request.uri().path().trim_start_matches('/');
     // Server functions are an API: a miss there is the JSON error, not a page.
@@ -30,8 +50,11 @@ pub async fn serve(State(state): State<AppState>, request: Request) -> Response 
     if path.ends_with(".br") {
         return not_found(state, request).await;
     }
-    match Site::get(path) {
-        Some(file) if is_read && !path.is_empty() => match precompressed(&request, path) {
+    let Some((path, immutable)) = resolve(path) else {
+        return not_found(state, request).await;
+    };
+    let mut response = match Site::get(&path) {
+        Some(file) if is_read && !path.is_empty() => match precompressed(&request, &path) {
             Some(brotli) => {
                 let mime = file.metadata.mimetype().to_string();
                 let mut response = embedded_file(&request, brotli, &mime);
@@ -45,8 +68,15 @@ pub async fn serve(State(state): State<AppState>, request: Request) -> Response 
                 embedded_file(&request, file, &mime)
             }
         },
-        _ => not_found(state, request).await,
+        _ => return not_found(state, request).await,
+    };
+    if immutable {
+        response.headers_mut().insert(
+            header::CACHE_CONTROL,
+            HeaderValue::from_static("private, max-age=31536000, immutable"),
+        );
     }
+    response
 }
 
 /// The `.br` twin of `path`, when the request accepts br.
@@ -135,6 +165,26 @@ mod tests {
                 "{path} is missing from the embedded site"
             );
         }
+    }
+
+    #[test]
+    fn this_builds_bundle_path_is_immutable_and_other_builds_are_refused() {
+        let name = app::OUTPUT_NAME;
+        let versioned = format!("{PKG_DIR}/{name}_bg.wasm");
+        assert_eq!(
+            resolve(&versioned),
+            Some((format!("pkg/{name}_bg.wasm"), true))
+        );
+        assert!(Site::get(&format!("pkg/{name}_bg.wasm")).is_some());
+        // The stylesheet and icons keep their plain, revalidated paths.
+        assert_eq!(
+            resolve(&format!("pkg/{name}.css")),
+            Some((format!("pkg/{name}.css"), false))
+        );
+        assert_eq!(resolve("favicon.svg"), Some(("favicon.svg".into(), false)));
+        let other = format!("pkg/{}/{name}_bg.wasm", "0".repeat(64));
+        assert_eq!(resolve(&other), None);
+        assert_eq!(resolve(&format!("{PKG_DIR}x/{name}.js")), None);
     }
 
     #[test]

@@ -58,7 +58,12 @@ impl AppState {
         let bind_address = format!("{}:{}", edge.bind_host, edge.port);
         let leptos_options = LeptosOptions::builder()
             .output_name(app::OUTPUT_NAME)
-            .site_pkg_dir("pkg")
+            .site_pkg_dir(crate::http::assets::PKG_DIR)
+            // Leptos reads a lazy-route manifest from disk under the site
+            // root (and panics on a malformed one). codewhale's site is
+            // embedded and writes none; the default root, target/site, is
+            // relative to the working directory: the user's repository.
+            .site_root(runtime.home().join("site").display().to_string())
             .site_addr(
                 bind_address
                     .parse::<SocketAddr>()

@@ -94,7 +94,8 @@ pub struct Runtime {
     /// Fleet runs' worktrees, runner and stream wake-ups (`fleet/`).
     fleet: fleet::Fleet,
     clock: crate::clock::Clock,
-    /// `$CODEWHALE_HOME`: the user's skills and their toggles.
+    /// `$CODEWHALE_HOME`: the user's skills and their toggles, the web
+    /// edge's site root.
     home: std::path::PathBuf,
     /// Held while this runtime lives: other processes see it in use.
     lock: ProcessLock,
@@ -193,6 +194,11 @@ impl Runtime {
 
     pub fn default_workspace(&self) -> &std::path::Path {
         &self.default_workspace
+    }
+
+    /// `$CODEWHALE_HOME`.
+    pub fn home(&self) -> &std::path::Path {
+        &self.home
     }
 
     /// Paired devices and pairing capabilities.

@@ -1,0 +1,65 @@
+import { test, expect } from "./fixtures";
+import { createThread } from "./support/threads";
+
+// The pages a thread does not need are lazy routes: their code is fetched
+// as chunks, under this build's own path, when one is first shown.
+
+const chunk = /\/pkg\/[0-9a-f]{64}\/(split_|chunk_)[^/]*\.wasm$/;
+
+test("a thread page fetches no chunk; a lazy page fetches its own, cached for good, and works", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page);
+  const fetched: { url: string; status: number; cache: string | undefined }[] = [];
+  page.on("response", (r) => fetched.push({ url: r.url(), status: r.status(), cache: r.headers()["cache-control"] }));
+
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await page.locator("html[data-hydrated]").waitFor();
+  expect(fetched.filter((f) => chunk.test(f.url))).toEqual([]);
+  // The bundle itself comes from this build's path too.
+  expect(fetched.some((f) => /\/pkg\/[0-9a-f]{64}\/codewhale_bg\.wasm$/.test(f.url) && f.status === 200)).toBe(true);
+
+  // In the page, not a page load: the router fetches the Skills chunk.
+  await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Skills" }).click();
+  await expect(page).toHaveURL(`${codewhale.origin}/skills`);
+  await expect(page.getByRole("heading", { name: "Skills" })).toBeVisible();
+  await expect(page.getByTestId("no-skills")).toBeVisible();
+  const skills = fetched.filter((f) => chunk.test(f.url) && f.url.includes("split_skills_page"));
+  expect(skills).toHaveLength(1);
+  expect(skills[0].status).toBe(200);
+  expect(skills[0].cache).toContain("immutable");
+  expect(fetched.filter((f) => chunk.test(f.url)).every((f) => f.status === 200)).toBe(true);
+
+  // Its code works: an import of a missing folder is refused with the reason.
+  await page.getByTestId("import-skill").click();
+  await page.getByTestId("skill-path").fill(codewhale.home + "/missing");
+  await page.getByTestId("import-skill-submit").click();
+  await expect(page.locator(".automation-form [role=alert]")).toContainText("cannot read");
+});
+
+test("a chunk that cannot be fetched says so and offers a reload", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  await page.goto(codewhale.origin + "/");
+  await page.locator("html[data-hydrated]").waitFor();
+  // What a tab of an older build meets after an upgrade: its chunks are gone.
+  await page.route(/split_skills_page/, (route) => route.fulfill({ status: 404, body: "" }));
+  await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Skills" }).click();
+  const notice = page.getByTestId("page-unavailable");
+  await expect(notice).toContainText("could not be loaded");
+  // A page load gets the current build's bundle.
+  await expect(notice.getByRole("link", { name: "Reload" })).toHaveAttribute("href", "/skills");
+  // The rest of the page still works (the app did not abort), and a failed
+  // fetch is not remembered: once the chunk is there, the page comes.
+  const pages = page.getByRole("navigation", { name: "Pages" });
+  await pages.getByRole("link", { name: "Threads" }).click();
+  await expect(page).toHaveURL(`${codewhale.origin}/`);
+  await page.unroute(/split_skills_page/);
+  await pages.getByRole("link", { name: "Skills" }).click();
+  await expect(page.getByTestId("no-skills")).toBeVisible();
+});
+
+test("another build's bundle path is refused", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const other = "0".repeat(64);
+  const response = await page.request.get(`${codewhale.origin}/pkg/${other}/codewhale_bg.wasm`);
+  expect(response.status()).toBe(404);
+});
