@@ -45,6 +45,20 @@ pub fn to_html(text: &str) -> String {
     .replace("</pre>", "</pre></div>")
 }
 
+/// [`to_html`] in the browser: pulldown-cmark and its entity table are a
+/// chunk of their own (~30 KB br), fetched the first time a message needs
+/// them. `Err` when the chunk cannot be fetched (codewhale stopped, or
+/// updated since the page loaded).
+#[cfg(feature = "hydrate")]
+#[leptos::wasm_split::wasm_split(
+    markdown,
+    wasm_split_path = ::leptos::wasm_split,
+    fallible
+)]
+pub fn to_html_in_chunk(text: String) -> Result<String, leptos::wasm_split::SplitLoaderError> {
+    Ok(to_html(&text))
+}
+
 fn safe_url(url: CowStr<'_>) -> CowStr<'_> {
     let lower = url.trim().to_ascii_lowercase();
     let scheme = lower.split_once(':').map(|(s, _)| s);

@@ -27,6 +27,7 @@ mod rail;
 mod receipt;
 mod review_card;
 mod session_ended;
+mod settled_message;
 mod sign_in;
 mod thread_header;
 mod thread_panels;

@@ -1,10 +1,10 @@
 use super::{
     receipt::{receipt, text, Disclosure},
+    settled_message::settled_message,
     ActionCard, FindingCard, MessageActions,
 };
 use crate::{
     live::{Entry, Live},
-    markdown,
     protocol::{ItemKind, ItemStatus, TurnItemRecord},
 };
 use leptos::prelude::*;
@@ -93,6 +93,13 @@ pub fn Transcript() -> AnyView {
             }
         }
     };
+    // At the very top a wheel turn scrolls nothing, so no scroll event
+    // comes to bring the next page: the turn itself asks for it.
+    let on_wheel = move |ev: leptos::ev::WheelEvent| {
+        if ev.delta_y() < 0.0 && near_top() {
+            show_earlier();
+        }
+    };
     let to_bottom = move || {
         // The callback may run after the thread view is gone.
         if let Some(Some(el)) = section.try_get_untracked() {
@@ -120,7 +127,7 @@ pub fn Transcript() -> AnyView {
         }
     });
     view! {
-        <section class="transcript" node_ref=section tabindex="-1" aria-label="Transcript" data-test="transcript" on:click=copy_code on:scroll=on_scroll>
+        <section class="transcript" node_ref=section tabindex="-1" aria-label="Transcript" data-test="transcript" on:click=copy_code on:scroll=on_scroll on:wheel=on_wheel>
             <Show when=move || live.items.with(Vec::is_empty) && shown_from.get() == 0>
                 <p class="muted">"Nothing here yet. Write a prompt below to start."</p>
             </Show>
@@ -271,8 +278,7 @@ fn message(entry: Entry, running: bool) -> AnyView {
     if running {
         view! { <p class="plain streaming">{text(entry, true)}</p> }.into_any()
     } else {
-        let html = entry.text.with_untracked(|t| markdown::to_html(t));
-        view! { <div class="md" inner_html=html></div> }.into_any()
+        settled_message(entry)
     }
 }
 
