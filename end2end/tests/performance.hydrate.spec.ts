@@ -142,3 +142,31 @@ test.describe(() => {
     });
   });
 });
+
+test("what a page loads before it is interactive: the bundle, and a lazy page's chunks", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page, { auto_approve: true });
+  await codewhale.mock.push(text("Some **Markdown**, and `code`."));
+  await runTurn(codewhale.api, page, thread.id, "say something");
+  // Bytes as they came over the wire (br), by the browser's own count.
+  const loaded = async (path: string) => {
+    await page.goto(codewhale.origin + path);
+    await page.locator("html[data-hydrated]").waitFor();
+    return page.evaluate(() => {
+      const code = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter((r) =>
+        /\.(wasm|js)$/.test(new URL(r.name).pathname),
+      );
+      const files = code.map((r) => ({ file: new URL(r.name).pathname.split("/").pop(), bytes: r.encodedBodySize }));
+      return { wasm_and_js_bytes: files.reduce((sum, f) => sum + f.bytes, 0), files: files.length, chunks: files.filter((f) => /^(split_|chunk_)/.test(f.file!)).map((f) => f.file) };
+    });
+  };
+  const start = await loaded("/");
+  const threadPage = await loaded(`/threads/${thread.id}`);
+  const skills = await loaded("/skills");
+  // A thread page hydrates with the server's HTML for its messages: no chunk.
+  expect(threadPage.chunks).toEqual([]);
+  expect(start.chunks).toEqual([]);
+  expect(skills.chunks).toContain("split_skills_page.wasm");
+  await expect(page.getByTestId("no-skills")).toBeVisible();
+  record("bundle-per-page", { start, thread: threadPage, skills });
+});

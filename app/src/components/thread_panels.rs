@@ -39,11 +39,15 @@ pub fn PanelToggles(open: RwSignal<Option<Panel>>) -> AnyView {
 }
 
 /// The open panel. Opening moves focus to its heading, so keyboard users
-/// land in it; Escape (anywhere in the panel) closes it.
+/// land in it (once its content is there: it may come from a chunk);
+/// Escape (anywhere in the panel) closes it.
 #[component]
 pub fn SidePanel(open: RwSignal<Option<Panel>>) -> AnyView {
     let aside = NodeRef::<leptos::html::Aside>::new();
+    // Counts the panel contents that arrived (see `panel_body`).
+    let arrived = RwSignal::new(0u32);
     Effect::new(move |_| {
+        arrived.track();
         if open.get().is_some() {
             request_animation_frame(move || {
                 let heading = aside
@@ -70,12 +74,49 @@ pub fn SidePanel(open: RwSignal<Option<Panel>>) -> AnyView {
                 <button type="button" class="small close-panel" data-test="close-panel" on:click=move |_| open.set(None)>
                     {format!("Close {}", panel.label())}
                 </button>
-                {match panel {
-                    Panel::Changes => view! { <ChangesPanel /> }.into_any(),
-                    Panel::Files => view! { <FilesPanel /> }.into_any(),
-                }}
+                {panel_body(panel, arrived)}
             })}
         </aside>
     }
     .into_any()
+}
+
+/// A panel's content. Panels open only on a click, so in the browser their
+/// code (the diffs, the file browser, the code view) is a chunk of its own,
+/// fetched the first time one opens.
+fn panel_body(panel: Panel, arrived: RwSignal<u32>) -> AnyView {
+    #[cfg(feature = "hydrate")]
+    {
+        Suspend::new(async move {
+            let body = panel_in_chunk(panel).await;
+            arrived.try_update(|n| *n = n.wrapping_add(1));
+            body.unwrap_or_else(|_| {
+                view! {
+                    <p class="notice error" role="alert" data-test="panel-unavailable">
+                        "This panel's code could not be loaded: codewhale was stopped or updated since this tab opened. Reload the page."
+                    </p>
+                }
+                .into_any()
+            })
+        })
+        .into_any()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = arrived;
+        panel_view(panel)
+    }
+}
+
+fn panel_view(panel: Panel) -> AnyView {
+    match panel {
+        Panel::Changes => view! { <ChangesPanel /> }.into_any(),
+        Panel::Files => view! { <FilesPanel /> }.into_any(),
+    }
+}
+
+#[cfg(feature = "hydrate")]
+#[leptos::wasm_split::wasm_split(thread_panels, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn panel_in_chunk(panel: Panel) -> Result<AnyView, leptos::wasm_split::SplitLoaderError> {
+    Ok(panel_view(panel))
 }

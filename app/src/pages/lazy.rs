@@ -42,11 +42,11 @@ macro_rules! lazy_page {
 
         #[cfg(feature = "hydrate")]
         #[leptos::wasm_split::wasm_split(
-                            $chunk,
-                            wasm_split_path = ::leptos::wasm_split,
-                            preload($preload),
-                            fallible
-                        )]
+                                            $chunk,
+                                            wasm_split_path = ::leptos::wasm_split,
+                                            preload($preload),
+                                            fallible
+                                        )]
         fn $chunk() -> Result<AnyView, leptos::wasm_split::SplitLoaderError> {
             Ok(view! { <super::$page /> }.into_any())
         }
