@@ -62,9 +62,14 @@ fn main() {
             if stamp.is_empty() { "missing" } else { "stale" }
         );
     }
-    // The bundle is served under /pkg/<this>/ too (http/assets.rs): a page
-    // of an older build never fetches a lazy chunk of this one.
-    println!("cargo:rustc-env=CODEWHALE_SITE_DIGEST={expected}");
+    // The bundle is served under /pkg/<this>/ (http/assets.rs): a page of
+    // another build never fetches a lazy chunk of this one. A digest of
+    // the built files, not of the sources: the same sources through another
+    // toolchain make other modules.
+    println!(
+        "cargo:rustc-env=CODEWHALE_SITE_DIGEST={}",
+        built_digest(&site.join("pkg"))
+    );
 }
 
 /// sha256 over `sha256sum`-style lines ("<hex>  <path>\n") of every input
@@ -78,6 +83,19 @@ fn source_digest(root: &Path) -> String {
     let mut listing = String::new();
     for rel in files {
         let bytes = fs::read(root.join(&rel)).unwrap_or_default();
+        listing.push_str(&format!("{}  {rel}\n", hex::encode(Sha256::digest(&bytes))));
+    }
+    hex::encode(Sha256::digest(listing.as_bytes()))
+}
+
+/// sha256 over the name and digest of every file of the built bundle.
+fn built_digest(pkg: &Path) -> String {
+    let mut files = Vec::new();
+    collect(pkg, &pkg.to_path_buf(), &mut files);
+    files.sort();
+    let mut listing = String::new();
+    for rel in files {
+        let bytes = fs::read(pkg.join(&rel)).unwrap_or_default();
         listing.push_str(&format!("{}  {rel}\n", hex::encode(Sha256::digest(&bytes))));
     }
     hex::encode(Sha256::digest(listing.as_bytes()))

@@ -13,6 +13,7 @@ pub mod markdown;
 mod notify;
 mod page_data;
 pub(crate) mod pages;
+pub use components::RELOADED_FOR_CODE;
 pub use protocol;
 #[cfg(feature = "ssr")]
 pub mod security;

@@ -12,6 +12,7 @@ test("create an automation, see its next runs, run it and follow its run to the 
 }) => {
   await codewhale.signIn(page);
   await page.goto(codewhale.origin + "/automations");
+  await page.locator("html[data-hydrated]").waitFor();
   await expect(page.getByTestId("no-automations")).toBeVisible();
 
   await page.getByTestId("new-automation").click();
@@ -60,6 +61,7 @@ test("create an automation, see its next runs, run it and follow its run to the 
 test("the tasks page shows a task running live and stops it", async ({ page, codewhale }) => {
   await codewhale.signIn(page);
   await page.goto(codewhale.origin + "/tasks");
+  await page.locator("html[data-hydrated]").waitFor();
   await expect(page.getByTestId("no-tasks")).toBeVisible();
   await codewhale.mock.push(slowText(Array.from({ length: 60 }, (_, i) => `w${i} `), 200));
   const created = await codewhale.api(page, "POST", "/v1/tasks", { prompt: "a long job" });

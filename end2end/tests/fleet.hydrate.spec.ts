@@ -25,6 +25,7 @@ test("start a fleet and watch its grid update live: interrupt, restart, clean up
   );
   await codewhale.signIn(page);
   await page.goto(codewhale.origin + "/fleet");
+  await page.locator("html[data-hydrated]").waitFor();
   await expect(page.getByTestId("no-fleet-runs")).toBeVisible();
   await page.getByTestId("new-fleet").click();
   await expect(page.getByTestId("fleet-workspace")).toHaveValue(/codewhale-e2e-workspace-/);

@@ -43,7 +43,7 @@ test("a chunk that cannot be fetched says so and offers a reload", async ({ page
   // What a tab of an older build meets after an upgrade: its chunks are gone.
   await page.route(/split_skills_page/, (route) => route.fulfill({ status: 404, body: "" }));
   await page.getByRole("navigation", { name: "Pages" }).getByRole("link", { name: "Skills" }).click();
-  const notice = page.getByTestId("page-unavailable");
+  const notice = page.getByTestId("code-unavailable");
   await expect(notice).toContainText("could not be loaded");
   // A page load gets the current build's bundle.
   await expect(notice.getByRole("link", { name: "Reload" })).toHaveAttribute("href", "/skills");
@@ -55,6 +55,28 @@ test("a chunk that cannot be fetched says so and offers a reload", async ({ page
   await page.unroute(/split_skills_page/);
   await pages.getByRole("link", { name: "Skills" }).click();
   await expect(page.getByTestId("no-skills")).toBeVisible();
+});
+
+test("a page whose code cannot be fetched while it hydrates reloads once, then stays as served", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  let loads = 0;
+  page.on("load", () => (loads += 1));
+  await page.route(/split_skills_page/, (route) => route.fulfill({ status: 404, body: "" }));
+  await page.goto(codewhale.origin + "/skills");
+  // One reload, then the server's page, readable and unhydrated.
+  await expect.poll(() => loads).toBe(2);
+  await expect(page.getByTestId("no-skills")).toBeVisible();
+  await page.waitForTimeout(500);
+  expect(loads).toBe(2);
+  await expect(page.locator("html[data-hydrated]")).toHaveCount(0);
+  expect(errors).toEqual([]);
+  // Once the code is there, the page hydrates, and the next failure may reload again.
+  await page.unroute(/split_skills_page/);
+  await page.reload();
+  await page.locator("html[data-hydrated]").waitFor();
+  expect(await page.evaluate(() => sessionStorage.getItem("codewhale:reloaded-for-code"))).toBeNull();
 });
 
 test("another build's bundle path is refused", async ({ page, codewhale }) => {

@@ -18,6 +18,7 @@ const everything = join(
 test("an MCP server is added, started, used by the model and removed from the page", async ({ page, codewhale }) => {
   await codewhale.signIn(page);
   await page.goto(codewhale.origin + "/mcp");
+  await page.locator("html[data-hydrated]").waitFor();
   await expect(page.getByTestId("no-mcp-servers")).toBeVisible();
 
   await page.getByTestId("add-mcp-server").click();
@@ -52,6 +53,7 @@ test("an MCP server is added, started, used by the model and removed from the pa
   await expect(page.locator("main")).toContainText("from the page test");
 
   await page.goto(codewhale.origin + "/mcp");
+  await page.locator("html[data-hydrated]").waitFor();
   await row.getByTestId("mcp-toggle").click();
   await expect(row).toHaveAttribute("data-status", "disabled");
   await row.getByTestId("mcp-delete").click();

@@ -152,6 +152,9 @@ test("what a page loads before it is interactive: the bundle, and a lazy page's 
   const loaded = async (path: string) => {
     await page.goto(codewhale.origin + path);
     await page.locator("html[data-hydrated]").waitFor();
+    // Anything fetched right after hydrating counts too. (Not "networkidle":
+    // a thread page keeps its event stream open.)
+    await page.waitForTimeout(300);
     return page.evaluate(() => {
       const code = (performance.getEntriesByType("resource") as PerformanceResourceTiming[]).filter((r) =>
         /\.(wasm|js)$/.test(new URL(r.name).pathname),
@@ -168,5 +171,9 @@ test("what a page loads before it is interactive: the bundle, and a lazy page's 
   expect(start.chunks).toEqual([]);
   expect(skills.chunks).toContain("split_skills_page.wasm");
   await expect(page.getByTestId("no-skills")).toBeVisible();
+  // The server's Markdown survives hydration, which renders none.
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await page.locator("html[data-hydrated]").waitFor();
+  await expect(page.locator(".bubble.agent .md strong")).toHaveText("Markdown");
   record("bundle-per-page", { start, thread: threadPage, skills });
 });

@@ -15,14 +15,17 @@ test("a saved session is found, resumed as a thread and deleted", async ({ page,
   expect(saved.status).toBe(201);
 
   await page.goto(codewhale.origin + "/sessions?search=nightly");
+  await page.locator("html[data-hydrated]").waitFor();
   const row = page.getByTestId("session");
   await expect(row).toHaveCount(1);
   await expect(row).toContainText("Nightly refactor notes");
   await expect(row).toContainText("2 messages");
   await page.goto(codewhale.origin + "/sessions?search=nothing-like-this");
+  await page.locator("html[data-hydrated]").waitFor();
   await expect(page.getByTestId("no-sessions")).toBeVisible();
 
   await page.goto(codewhale.origin + "/sessions");
+  await page.locator("html[data-hydrated]").waitFor();
   await row.getByTestId("resume-session").click();
   await expect(page).toHaveURL(/\/threads\/thr_/);
   expect(page.url()).not.toContain(thread.id);
@@ -30,6 +33,7 @@ test("a saved session is found, resumed as a thread and deleted", async ({ page,
   await expect(page.locator("main")).toContainText("What should we refactor?");
 
   await page.goto(codewhale.origin + "/sessions");
+  await page.locator("html[data-hydrated]").waitFor();
   await row.getByTestId("delete-session").click();
   await expect(page.getByTestId("no-sessions")).toBeVisible();
 });

@@ -20,6 +20,7 @@ test("skills are listed, toggled and imported, and only enabled ones reach the m
   );
   await codewhale.signIn(page);
   await page.goto(codewhale.origin + "/skills");
+  await page.locator("html[data-hydrated]").waitFor();
   const rows = page.getByTestId("skill");
   await expect(rows).toHaveCount(2);
   const house = rows.filter({ hasText: "house-style" });

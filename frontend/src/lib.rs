@@ -17,6 +17,10 @@ pub fn hydrate() {
         leptos::mount::hydrate_from_async(body, app::App)
             .await
             .forget();
+        // A page that reloaded because its code could not be fetched made it.
+        if let Ok(Some(storage)) = leptos::prelude::window().session_storage() {
+            let _ = storage.remove_item(app::RELOADED_FOR_CODE);
+        }
         // Lets tests (and curious users) see that the page is live.
         if let Some(root) = leptos::prelude::document().document_element() {
             let _ = root.set_attribute("data-hydrated", "true");

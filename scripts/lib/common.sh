@@ -33,3 +33,9 @@ summarize_site() {
   printf 'every page: %s B wasm + %s B JS (br); lazy routes: %s chunks, %s B (br) together\n' \
     "$main" "$js" "$count" "$chunks"
 }
+
+# The digest of codewhale-wasm-split's sources: scripts/setup stamps the
+# installed tool with it, scripts/build refuses a tool of other sources.
+wasm_split_digest() {
+  cat scripts/wasm-split/Cargo.toml scripts/wasm-split/Cargo.lock scripts/wasm-split/src/*.rs | sha256sum | cut -d' ' -f1
+}

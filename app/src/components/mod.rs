@@ -3,6 +3,7 @@ mod attention;
 mod automation_form;
 mod automation_item;
 mod changes_panel;
+mod code_unavailable;
 mod code_view;
 mod composer;
 mod connection_check;
@@ -44,6 +45,9 @@ pub use attention::Attention;
 pub use automation_form::AutomationForm;
 pub use automation_item::AutomationItem;
 pub use changes_panel::ChangesPanel;
+pub use code_unavailable::RELOADED_FOR_CODE;
+#[cfg(feature = "hydrate")]
+pub use code_unavailable::{code_unavailable, preload_failed};
 pub use code_view::CodeView;
 pub use composer::Composer;
 pub use connection_check::ConnectionCheck;

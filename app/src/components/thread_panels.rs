@@ -90,14 +90,7 @@ fn panel_body(panel: Panel, arrived: RwSignal<u32>) -> AnyView {
         Suspend::new(async move {
             let body = panel_in_chunk(panel).await;
             arrived.try_update(|n| *n = n.wrapping_add(1));
-            body.unwrap_or_else(|_| {
-                view! {
-                    <p class="notice error" role="alert" data-test="panel-unavailable">
-                        "This panel's code could not be loaded: codewhale was stopped or updated since this tab opened. Reload the page."
-                    </p>
-                }
-                .into_any()
-            })
+            body.unwrap_or_else(|_| super::code_unavailable("This panel's code"))
         })
         .into_any()
     }

@@ -94,12 +94,17 @@ pub fn Transcript() -> AnyView {
         }
     };
     // At the very top a wheel turn scrolls nothing, so no scroll event
-    // comes to bring the next page: the turn itself asks for it.
-    let on_wheel = move |ev: leptos::ev::WheelEvent| {
-        if ev.delta_y() < 0.0 && near_top() {
+    // comes to bring the next page: the turn itself asks for it. (Anywhere
+    // else the scroll event does, and asking twice would add two pages.)
+    #[cfg(feature = "hydrate")]
+    on_wheel_up(section, move || {
+        if section
+            .get_untracked()
+            .is_some_and(|el| el.scroll_top() <= 0)
+        {
             show_earlier();
         }
-    };
+    });
     let to_bottom = move || {
         // The callback may run after the thread view is gone.
         if let Some(Some(el)) = section.try_get_untracked() {
@@ -127,7 +132,7 @@ pub fn Transcript() -> AnyView {
         }
     });
     view! {
-        <section class="transcript" node_ref=section tabindex="-1" aria-label="Transcript" data-test="transcript" on:click=copy_code on:scroll=on_scroll on:wheel=on_wheel>
+        <section class="transcript" node_ref=section tabindex="-1" aria-label="Transcript" data-test="transcript" on:click=copy_code on:scroll=on_scroll>
             <Show when=move || live.items.with(Vec::is_empty) && shown_from.get() == 0>
                 <p class="muted">"Nothing here yet. Write a prompt below to start."</p>
             </Show>
@@ -163,6 +168,46 @@ pub fn Transcript() -> AnyView {
         </section>
     }
     .into_any()
+}
+
+/// Calls `up` on each wheel turn upwards over `section`. A passive
+/// listener (`on:wheel` is not one): the browser never waits for it to
+/// scroll the transcript.
+#[cfg(feature = "hydrate")]
+fn on_wheel_up(section: NodeRef<leptos::html::Section>, up: impl Fn() + 'static) {
+    use leptos::wasm_bindgen::{closure::Closure, JsCast};
+    use leptos::web_sys::{AddEventListenerOptions, WheelEvent};
+    let listener = Closure::<dyn Fn(WheelEvent)>::new(move |ev: WheelEvent| {
+        if ev.delta_y() < 0.0 {
+            up();
+        }
+    });
+    let function = listener
+        .as_ref()
+        .unchecked_ref::<leptos::web_sys::js_sys::Function>()
+        .clone();
+    // JS values stay on this thread: local storage, dropped at clean-up.
+    let listener = StoredValue::new_local(Some(listener));
+    let function = StoredValue::new_local(function);
+    let target = StoredValue::new_local(None::<leptos::web_sys::Element>);
+    Effect::new(move |_| {
+        if let Some(el) = section.get() {
+            let options = AddEventListenerOptions::new();
+            options.set_passive(true);
+            let _ = function.with_value(|f| {
+                el.add_event_listener_with_callback_and_add_event_listener_options(
+                    "wheel", f, &options,
+                )
+            });
+            target.set_value(Some(el.into()));
+        }
+    });
+    on_cleanup(move || {
+        if let (Some(Some(el)), Some(f)) = (target.try_get_value(), function.try_get_value()) {
+            let _ = el.remove_event_listener_with_callback("wheel", &f);
+        }
+        listener.try_update_value(|l| l.take());
+    });
 }
 
 /// The "Show earlier" button leaves with the last page, by a press or by

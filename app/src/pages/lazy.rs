@@ -7,7 +7,7 @@
 //! panics when a chunk cannot be fetched, and a panic aborts the whole
 //! module. A tab left open across an upgrade asks for chunks under its own
 //! build's path (server/src/http/assets.rs), which the new server refuses;
-//! that page then says so instead of going dead.
+//! that page then says so (`components::code_unavailable`).
 
 use leptos::prelude::*;
 use leptos_router::LazyRoute;
@@ -28,25 +28,30 @@ macro_rules! lazy_page {
 
             async fn view(_this: Self) -> AnyView {
                 #[cfg(feature = "hydrate")]
-                return $chunk().await.unwrap_or_else(|_| unavailable());
+                return $chunk().await.unwrap_or_else(|_| {
+                    view! {
+                        <section class="background-page">
+                            {crate::components::code_unavailable("This page's code")}
+                        </section>
+                    }
+                    .into_any()
+                });
                 #[cfg(not(feature = "hydrate"))]
                 view! { <super::$page /> }.into_any()
             }
 
+            // The router loads the chunk here before it shows (or hydrates)
+            // the page.
             async fn preload() {
-                // A failure shows when the page does; `view` loads again.
                 #[cfg(feature = "hydrate")]
-                let _ = $preload().await;
+                if $preload().await.is_err() {
+                    crate::components::preload_failed().await;
+                }
             }
         }
 
         #[cfg(feature = "hydrate")]
-        #[leptos::wasm_split::wasm_split(
-                                            $chunk,
-                                            wasm_split_path = ::leptos::wasm_split,
-                                            preload($preload),
-                                            fallible
-                                        )]
+        #[leptos::wasm_split::wasm_split($chunk, wasm_split_path = ::leptos::wasm_split, preload($preload), fallible)]
         fn $chunk() -> Result<AnyView, leptos::wasm_split::SplitLoaderError> {
             Ok(view! { <super::$page /> }.into_any())
         }
@@ -77,21 +82,3 @@ lazy_page!(
     sessions_page,
     preload_sessions_page
 );
-
-/// What a lazy page shows when its chunk cannot be fetched: codewhale was
-/// stopped, or updated since this tab opened (a reload gets the new build).
-#[cfg(feature = "hydrate")]
-fn unavailable() -> AnyView {
-    let here = leptos_router::hooks::use_location()
-        .pathname
-        .get_untracked();
-    view! {
-        <section class="background-page" data-test="page-unavailable">
-            <p class="notice error" role="alert">
-                "This page's code could not be loaded: codewhale was stopped or updated since this tab opened. "
-                <a href=here rel="external">"Reload"</a>
-            </p>
-        </section>
-    }
-    .into_any()
-}

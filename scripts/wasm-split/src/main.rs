@@ -2,8 +2,8 @@
 //! `--emit-relocs` at its `#[wasm_split]` points. Writes `OUT_DIR/NAME_split.wasm`
 //! (the main module, for wasm-bindgen), one `.wasm` per chunk, the loader
 //! `__wasm_split.______________________.js` the chunks are fetched through, and
-//! `__wasm_split_manifest.json`: for each split, the chunks it needs (Leptos
-//! preloads them for a server-rendered lazy route).
+//! `__wasm_split_manifest.json`: for each split, the chunks it needs
+//! (scripts/bench-bundle reads it; the loader fetches them by itself).
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;

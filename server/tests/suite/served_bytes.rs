@@ -185,3 +185,46 @@ async fn the_runtime_token_is_in_no_served_byte() {
         assert!(!reply.all_bytes().contains(&TOKEN[5..]), "token leaked");
     }
 }
+
+/// Pages ask for the bundle under this build's path, which never changes
+/// content (cached for good, revalidated by nobody); another build's path
+/// is a 404 that is not cached, so a tab of an older build never gets a
+/// chunk cut from another module.
+#[tokio::test]
+async fn the_bundle_is_served_under_this_builds_path_and_no_other() {
+    let h = Harness::new().await;
+    let pkg = codewhale::http::assets::PKG_DIR;
+    let page = String::from_utf8(h.get("/").await.body).expect("utf-8 page");
+    assert!(
+        page.contains(&format!("/{pkg}/{}.js", name())),
+        "the page preloads the glue from /{pkg}/"
+    );
+    let accept = [("accept-encoding", "br")];
+    let wasm = h
+        .request("GET", &format!("/{pkg}/{}_bg.wasm", name()), &accept, "")
+        .await;
+    assert_eq!(wasm.status, StatusCode::OK);
+    assert_eq!(wasm.header("content-encoding").as_deref(), Some("br"));
+    assert_eq!(
+        wasm.header("cache-control").as_deref(),
+        Some("private, max-age=31536000, immutable")
+    );
+    let split = h
+        .get(&format!("/{pkg}/__wasm_split.______________________.js"))
+        .await;
+    assert_eq!(split.status, StatusCode::OK);
+    let other = format!("/pkg/{}/{}_bg.wasm", "0".repeat(64), name());
+    let refused = h.get(&other).await;
+    assert_eq!(refused.status, StatusCode::NOT_FOUND);
+    assert!(refused
+        .header("cache-control")
+        .is_none_or(|c| !c.contains("immutable")));
+    // Paths that try to climb out of it find nothing either.
+    for path in [
+        format!("/{pkg}/../{}.css", name()),
+        format!("/{pkg}/%2e%2e/{}.css", name()),
+        format!("/{pkg}//{}_bg.wasm", name()),
+    ] {
+        assert_eq!(h.get(&path).await.status, StatusCode::NOT_FOUND, "{path}");
+    }
+}
