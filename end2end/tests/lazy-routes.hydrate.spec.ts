@@ -1,4 +1,5 @@
 import { test, expect } from "./fixtures";
+import { text } from "./support/replies";
 import { createThread } from "./support/threads";
 
 // The pages a thread does not need are lazy routes: their code is fetched
@@ -77,6 +78,45 @@ test("a page whose code cannot be fetched while it hydrates reloads once, then s
   await page.reload();
   await page.locator("html[data-hydrated]").waitFor();
   expect(await page.evaluate(() => sessionStorage.getItem("codewhale:reloaded-for-code"))).toBeNull();
+});
+
+test("a message completed live renders its Markdown from a chunk, and reads as plain text without it", async ({ page, codewhale }) => {
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page);
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect(page.getByTestId("connection")).toHaveText("live");
+  const agent = page.getByTestId("transcript").locator(".bubble.agent");
+
+  await page.route(/split_markdown/, (route) => route.fulfill({ status: 404, body: "" }));
+  await codewhale.mock.push(text("First **bold** answer."));
+  await page.getByTestId("prompt").fill("one");
+  await page.getByTestId("send").click();
+  await expect(agent.first()).toHaveText("First **bold** answer.");
+  await expect(agent.first().locator(".plain")).toBeVisible();
+
+  // Once the chunk can be fetched, the next message is Markdown.
+  await page.unroute(/split_markdown/);
+  await codewhale.mock.push(text("Second **bold** answer."));
+  await page.getByTestId("prompt").fill("two");
+  await page.getByTestId("send").click();
+  await expect(agent.nth(1).locator(".md strong")).toHaveText("bold");
+  expect(errors).toEqual([]);
+});
+
+test("a side panel whose code cannot be fetched says so", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page);
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await page.locator("html[data-hydrated]").waitFor();
+  await page.route(/split_thread_panels/, (route) => route.fulfill({ status: 404, body: "" }));
+  await page.getByTestId("open-changes").click();
+  await expect(page.locator("#thread-panel").getByTestId("code-unavailable")).toContainText("could not be loaded");
+  await page.unroute(/split_thread_panels/);
+  await page.getByTestId("close-panel").click();
+  await page.getByTestId("open-files").click();
+  await expect(page.locator("#thread-panel h2")).toBeFocused();
 });
 
 test("another build's bundle path is refused", async ({ page, codewhale }) => {
