@@ -1,8 +1,20 @@
 import { defineConfig } from "@playwright/test";
 
-// Debian's Chromium; Playwright never downloads a browser here.
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const launchOptions = {
+import { existsSync } from "node:fs";
+
+// Debian's Chromium; Playwright never downloads a browser here. Tests run in
+// Debian's build of its headless shell (package chromium-headless-shell: the
+// same Blink and V8 without the browser's own UI layer), which took a third
+// less CPU for the whole suite than the full browser in headless mode
+// (BENCHMARKS.md, tenth stop). Tests tagged @full-chromium need what only the
+// full browser has (the shell denies every notification permission) and run
+// in it. PLAYWRIGHT_CHROMIUM=full runs everything in the full browser
+// (scripts/bench-web does, so its figures are what a person's browser does).
+const fullChromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+const shell = process.env.CHROMIUM_HEADLESS_SHELL ?? "/usr/bin/chromium-headless-shell";
+const everyday =
+  process.env.PLAYWRIGHT_CHROMIUM === "full" || !existsSync(shell) ? fullChromium : shell;
+const launch = (executablePath: string) => ({
   executablePath,
   // Without these, Chromium floods this machine's closed network.
   args: [
@@ -13,7 +25,7 @@ const launchOptions = {
     "--disable-component-update",
     "--disable-sync",
   ],
-};
+});
 
 export default defineConfig({
   testDir: "./tests",
@@ -35,15 +47,25 @@ export default defineConfig({
     // log and a screenshot are attached to every failure regardless.
     trace: "off",
     screenshot: "only-on-failure",
-    launchOptions,
   },
   projects: [
-    { name: "hydrated", testMatch: /.*\.spec\.ts/ },
+    {
+      name: "hydrated",
+      testMatch: /.*\.spec\.ts/,
+      grepInvert: /@full-chromium/,
+      use: { launchOptions: launch(everyday) },
+    },
+    {
+      name: "hydrated, full Chromium",
+      testMatch: /.*\.hydrate\.spec\.ts/,
+      grep: /@full-chromium/,
+      use: { launchOptions: launch(fullChromium) },
+    },
     {
       name: "no-javascript",
       testMatch: /.*\.spec\.ts/,
       testIgnore: /.*\.hydrate\.spec\.ts/,
-      use: { javaScriptEnabled: false },
+      use: { javaScriptEnabled: false, launchOptions: launch(everyday) },
     },
   ],
 });

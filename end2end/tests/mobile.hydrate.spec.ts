@@ -137,7 +137,10 @@ test("a revoked phone is told its session ended and how to pair again", async ({
   await expect(page.locator("body")).not.toContainText(thread);
 });
 
-test("notifications: announced in the background, and a click opens the thread", async ({ page, context, mobile }) => {
+// The headless shell denies every notification permission: this test and
+// "enabling notifications asks only on a tap" run in the full browser
+// (the @full-chromium tag; playwright.config.ts).
+test("notifications: announced in the background, and a click opens the thread", { tag: "@full-chromium" }, async ({ page, context, mobile }) => {
   await context.grantPermissions(["notifications"], { origin: mobile.origin });
   await recordNotifications(page);
   await mobile.pair(page);
@@ -189,7 +192,7 @@ test("without notifications: an in-page alert, a count in the title, a vibration
   await expect(alerts).toHaveCount(0);
 });
 
-test("enabling notifications asks only on a tap", async ({ page, context, mobile }) => {
+test("enabling notifications asks only on a tap", { tag: "@full-chromium" }, async ({ page, context, mobile }) => {
   await mobile.pair(page);
   const status = page.getByTestId("notification-status");
   await expect(status).toHaveAttribute("data-support", "ask");
