@@ -339,7 +339,11 @@ pub struct EventReader {
 impl EventReader {
     pub async fn open(client: &reqwest::Client, url: &str, headers: &[(&str, &str)]) -> Self {
         use eventsource_stream::Eventsource;
-        let mut request = client.get(url);
+        // No limit on the whole response (the client's is 30 s): a stream
+        // read under load can last longer; `next` bounds each wait instead.
+        let mut request = client
+            .get(url)
+            .timeout(std::time::Duration::from_secs(24 * 60 * 60));
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
