@@ -57,7 +57,7 @@ export default defineConfig({
     },
     {
       name: "hydrated, full Chromium",
-      testMatch: /.*\.hydrate\.spec\.ts/,
+      testMatch: /.*\.spec\.ts/,
       grep: /@full-chromium/,
       use: { launchOptions: launch(fullChromium) },
     },

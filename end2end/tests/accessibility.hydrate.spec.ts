@@ -69,6 +69,16 @@ for (const [size, device] of Object.entries(sizes)) {
     test.use(device);
     // Every page is audited twice (both colour schemes) in one test.
     test.describe.configure({ timeout: 120_000 });
+    // The headless shell denies notifications outright; a person's browser
+    // has not decided yet, and the pages then offer "Enable
+    // notifications": audit them in that state.
+    test.beforeEach(async ({ page }) => {
+      await page.addInitScript(() => {
+        if ("Notification" in window) {
+          Object.defineProperty(Notification, "permission", { configurable: true, get: () => "default" });
+        }
+      });
+    });
 
     test("the workbench's pages have no serious accessibility violations", async ({ page, codewhale }) => {
       const found: string[] = [];
@@ -93,6 +103,7 @@ for (const [size, device] of Object.entries(sizes)) {
       await startTurn(codewhale.api, page, waiting.id, "Run a command");
 
       await open(page, origin + "/");
+      await expect(page.getByTestId("enable-notifications")).toBeVisible();
       found.push(...(await audit(page, "home")));
       await open(page, origin + `/threads/${done.id}`);
       await expect(page.getByTestId("thread-title")).toHaveText("Write notes, then explain the plan");
@@ -162,6 +173,7 @@ for (const [size, device] of Object.entries(sizes)) {
       await mobile.v1("POST", `/v1/threads/${thread.id}/turns`, { prompt: "Explain the plan" });
       await mobile.pair(page);
       await expect(page.getByTestId("thread-row")).toHaveCount(1);
+      await expect(page.getByTestId("enable-notifications")).toBeVisible();
       found.push(...(await audit(page, "mobile")));
       await open(page, mobile.origin + `/mobile/threads/${thread.id}`);
       await expect(page.getByTestId("thread-title")).toHaveText("Explain the plan");

@@ -39,3 +39,9 @@ summarize_site() {
 wasm_split_digest() {
   cat scripts/wasm-split/Cargo.toml scripts/wasm-split/Cargo.lock scripts/wasm-split/src/*.rs | sha256sum | cut -d' ' -f1
 }
+
+# Besides the sources (the site digest), what a linted wasm build was linted
+# with: clippy.toml and clippy's version. target/wasm/LINTED holds all three.
+wasm_lint_inputs() {
+  printf '%s %s' "$(sha256sum clippy.toml | cut -d' ' -f1)" "$(/usr/bin/clippy-driver --version 2>/dev/null)"
+}

@@ -340,14 +340,18 @@ impl EventReader {
     pub async fn open(client: &reqwest::Client, url: &str, headers: &[(&str, &str)]) -> Self {
         use eventsource_stream::Eventsource;
         // No limit on the whole response (the client's is 30 s): a stream
-        // read under load can last longer; `next` bounds each wait instead.
+        // read under load can last longer; `next` bounds each wait, and
+        // the headers must come within 30 s.
         let mut request = client
             .get(url)
             .timeout(std::time::Duration::from_secs(24 * 60 * 60));
         for (name, value) in headers {
             request = request.header(*name, *value);
         }
-        let response = request.send().await.unwrap();
+        let response = tokio::time::timeout(std::time::Duration::from_secs(30), request.send())
+            .await
+            .unwrap_or_else(|_| panic!("no response headers within 30 s: {url}"))
+            .unwrap();
         assert_eq!(response.status(), 200, "{url}");
         assert_eq!(response.headers()["content-type"], "text/event-stream");
         Self {
