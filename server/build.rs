@@ -75,27 +75,25 @@ fn main() {
 /// sha256 over `sha256sum`-style lines ("<hex>  <path>\n") of every input
 /// file, sorted by path bytes; identical to scripts/lib/site-digest.sh.
 fn source_digest(root: &Path) -> String {
+    listing_digest(root, &SITE_INPUTS)
+}
+
+/// The same over every file of the built bundle.
+fn built_digest(pkg: &Path) -> String {
+    listing_digest(pkg, &[""])
+}
+
+/// sha256 over "<hex>  <path>\n" lines of every file under `inputs`
+/// (relative to `root`), sorted by path bytes.
+fn listing_digest(root: &Path, inputs: &[&str]) -> String {
     let mut files = Vec::new();
-    for input in SITE_INPUTS {
+    for input in inputs {
         collect(root, &root.join(input), &mut files);
     }
     files.sort_by(|a, b| a.as_bytes().cmp(b.as_bytes()));
     let mut listing = String::new();
     for rel in files {
         let bytes = fs::read(root.join(&rel)).unwrap_or_default();
-        listing.push_str(&format!("{}  {rel}\n", hex::encode(Sha256::digest(&bytes))));
-    }
-    hex::encode(Sha256::digest(listing.as_bytes()))
-}
-
-/// sha256 over the name and digest of every file of the built bundle.
-fn built_digest(pkg: &Path) -> String {
-    let mut files = Vec::new();
-    collect(pkg, &pkg.to_path_buf(), &mut files);
-    files.sort();
-    let mut listing = String::new();
-    for rel in files {
-        let bytes = fs::read(pkg.join(&rel)).unwrap_or_default();
         listing.push_str(&format!("{}  {rel}\n", hex::encode(Sha256::digest(&bytes))));
     }
     hex::encode(Sha256::digest(listing.as_bytes()))
