@@ -27,10 +27,12 @@ fn require_erased_components() {
 }
 
 /// Inputs of the browser bundle, relative to the workspace root.
-const SITE_INPUTS: [&str; 13] = [
+const SITE_INPUTS: [&str; 14] = [
     "Cargo.lock",
     "Cargo.toml",
     ".cargo",
+    // Patched dependencies (the renderer).
+    "vendor",
     "protocol",
     "app",
     "frontend",

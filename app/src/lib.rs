@@ -14,6 +14,8 @@ mod notify;
 mod page_data;
 pub(crate) mod pages;
 pub use components::RELOADED_FOR_CODE;
+#[cfg(feature = "hydrate")]
+pub use pages::load_page_code;
 pub use protocol;
 #[cfg(feature = "ssr")]
 pub mod security;

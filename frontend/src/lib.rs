@@ -7,16 +7,15 @@ use wasm_bindgen::prelude::wasm_bindgen;
 
 #[wasm_bindgen]
 pub fn hydrate() {
-    console_error_panic_hook::set_once();
-    // Asynchronous hydration: a page on a lazy route (app/src/pages/lazy.rs)
-    // waits for its chunk of the bundle before its part of the page hydrates.
+    // A page on a lazy route (app/src/pages/lazy.rs) needs its chunk of
+    // the bundle first: hydration is synchronous (vendor/README.md).
     wasm_bindgen_futures::spawn_local(async {
-        let Some(body) = leptos::prelude::document().body() else {
-            return;
-        };
-        leptos::mount::hydrate_from_async(body, app::App)
-            .await
-            .forget();
+        let path = leptos::prelude::window()
+            .location()
+            .pathname()
+            .unwrap_or_default();
+        app::load_page_code(&path).await;
+        leptos::mount::hydrate_body(app::App);
         // A page that reloaded because its code could not be fetched made it.
         if let Ok(Some(storage)) = leptos::prelude::window().session_storage() {
             let _ = storage.remove_item(app::RELOADED_FOR_CODE);

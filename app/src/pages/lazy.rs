@@ -58,27 +58,90 @@ macro_rules! lazy_page {
     };
 }
 
-lazy_page!(UsageRoute, Usage, usage_page, preload_usage_page);
-lazy_page!(DevicesRoute, Devices, devices_page, preload_devices_page);
-lazy_page!(TasksRoute, Tasks, tasks_page, preload_tasks_page);
-lazy_page!(
-    AutomationsRoute,
-    Automations,
-    automations_page,
-    preload_automations_page
-);
-lazy_page!(FleetRoute, Fleet, fleet_page, preload_fleet_page);
-lazy_page!(
-    FleetRunRoute,
-    FleetRunPage,
-    fleet_run_page,
-    preload_fleet_run_page
-);
-lazy_page!(SkillsRoute, Skills, skills_page, preload_skills_page);
-lazy_page!(McpRoute, McpServersPage, mcp_page, preload_mcp_page);
-lazy_page!(
-    SessionsRoute,
-    SessionsPage,
-    sessions_page,
-    preload_sessions_page
-);
+/// Every lazy page: its route, page, chunk, chunk loader and the path its
+/// route has in `App` (lib.rs; a test checks they agree). Besides the
+/// routes, this makes `preload_page_at`, which the frontend awaits before
+/// it hydrates the page the server rendered.
+macro_rules! lazy_pages {
+    ($($route:ident, $page:ident, $chunk:ident, $preload:ident, $path:literal;)*) => {
+        $(lazy_page!($route, $page, $chunk, $preload);)*
+
+        /// Each lazy route's name and path, as `App` routes them.
+        #[cfg(test)]
+        const LAZY_PATHS: &[(&str, &str)] = &[$((stringify!($route), $path)),*];
+
+        /// Loads the code of the page the server rendered at `path`, if it
+        /// is a lazy page: hydration is synchronous (vendor/README.md), so
+        /// all of the page's code must be there before it starts. Returns
+        /// once it is; if it cannot be had, the page loads again, once, and
+        /// then this never returns (`preload_failed`).
+        #[cfg(feature = "hydrate")]
+        pub async fn load_page_code(path: &str) {
+            $(if path_matches($path, path) {
+                if $preload().await.is_err() {
+                    crate::components::preload_failed().await;
+                }
+                return;
+            })*
+        }
+    };
+}
+
+lazy_pages! {
+    UsageRoute, Usage, usage_page, preload_usage_page, "usage";
+    DevicesRoute, Devices, devices_page, preload_devices_page, "devices";
+    TasksRoute, Tasks, tasks_page, preload_tasks_page, "tasks";
+    AutomationsRoute, Automations, automations_page, preload_automations_page, "automations";
+    FleetRoute, Fleet, fleet_page, preload_fleet_page, "fleet";
+    FleetRunRoute, FleetRunPage, fleet_run_page, preload_fleet_run_page, "fleet/:id";
+    SkillsRoute, Skills, skills_page, preload_skills_page, "skills";
+    McpRoute, McpServersPage, mcp_page, preload_mcp_page, "mcp";
+    SessionsRoute, SessionsPage, sessions_page, preload_sessions_page, "sessions";
+}
+
+/// Whether a route `pattern` ("fleet/:id") matches a URL `path`
+/// ("/fleet/f_1/"). Lenient about empty segments: loading a chunk the page
+/// turns out not to need costs a fetch, missing one costs the hydration.
+#[cfg_attr(not(any(test, feature = "hydrate")), allow(dead_code))]
+fn path_matches(pattern: &str, path: &str) -> bool {
+    let mut want = pattern.split('/').filter(|s| !s.is_empty());
+    let mut got = path.split('/').filter(|s| !s.is_empty());
+    loop {
+        match (want.next(), got.next()) {
+            (None, None) => return true,
+            (Some(w), Some(_)) if w.starts_with(':') => {}
+            (Some(w), Some(g)) if w == g => {}
+            _ => return false,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lazy_route_is_routed_at_the_path_its_preload_matches() {
+        let routes = include_str!("../lib.rs");
+        for (route, path) in LAZY_PATHS {
+            let line = format!("path=path!(\"{path}\") view={{Lazy::<pages::{route}>::new()}}");
+            assert!(
+                routes.contains(&line),
+                "lib.rs does not route {route} as `{line}`"
+            );
+        }
+        assert_eq!(routes.matches("Lazy::<").count(), LAZY_PATHS.len());
+    }
+
+    #[test]
+    fn paths_match_by_segment() {
+        assert!(path_matches("usage", "/usage"));
+        assert!(path_matches("usage", "/usage/"));
+        assert!(path_matches("fleet/:id", "/fleet/f_1"));
+        assert!(!path_matches("fleet/:id", "/fleet"));
+        assert!(!path_matches("fleet", "/fleet/f_1"));
+        assert!(!path_matches("usage", "/"));
+        assert!(!path_matches("usage", "/threads/usage"));
+        assert!(!path_matches("mcp", "/mcpx"));
+    }
+}
