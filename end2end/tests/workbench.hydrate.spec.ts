@@ -270,3 +270,28 @@ test("a failed action says what went wrong, with its HTTP status, and keeps the 
   await expect(workspace).toHaveValue("/definitely/not/a/workspace");
   await page.screenshot({ path: test.info().outputPath("failed-action.png"), fullPage: true });
 });
+
+test("typing in the search box narrows the rail in place, and Enter searches at once", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  for (const title of ["Alpha whale", "Beta dolphin"]) {
+    await codewhale.api(page, "POST", "/v1/threads", { title });
+  }
+  await page.goto(`${codewhale.origin}/`);
+  await expect(page.locator("html[data-hydrated]")).toBeAttached();
+  await expect(page.getByTestId("thread-row")).toHaveCount(2);
+  // A full page load would drop this marker: the search must stay in the app.
+  await page.evaluate(() => ((window as unknown as { stayed: boolean }).stayed = true));
+
+  const search = page.getByLabel("Search threads");
+  await search.pressSequentially("dolph");
+  await expect(page).toHaveURL(/\?q=dolph$/);
+  await expect(page.getByTestId("thread-row")).toHaveCount(1);
+  await expect(page.getByTestId("thread-row")).toContainText("Beta dolphin");
+
+  await search.fill("whale");
+  await search.press("Enter");
+  await expect(page).toHaveURL(/\?q=whale$/);
+  await expect(page.getByTestId("thread-row")).toHaveCount(1);
+  await expect(page.getByTestId("thread-row")).toContainText("Alpha whale");
+  expect(await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed)).toBe(true);
+});

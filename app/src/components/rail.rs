@@ -2,7 +2,7 @@ use super::{NewThread, ThreadRow};
 use crate::page_data::PageData;
 use leptos::prelude::*;
 use leptos_router::{
-    components::{Form, A},
+    components::A,
     hooks::{use_navigate, use_query_map},
 };
 
@@ -41,37 +41,47 @@ pub fn Rail() -> impl IntoView {
 }
 
 /// A GET form (works without JavaScript); with it, typing navigates after
-/// a pause instead of on every key.
+/// a pause instead of on every key, and Enter at once. A plain `<form>`:
+/// the router's `Form` would do the same navigation with ~10 KB more code.
 #[component]
 fn SearchBox(value: Signal<String>, archived: Signal<bool>) -> AnyView {
     let navigate = use_navigate();
     let pending = StoredValue::new(None::<leptos::prelude::TimeoutHandle>);
-    let on_input = move |ev: leptos::ev::Event| {
-        let text = event_target_value(&ev);
-        let navigate = navigate.clone();
+    let search = move |text: &str| {
         if let Some(handle) = pending.get_value() {
             handle.clear();
         }
-        let archived = archived.get_untracked();
-        let handle = set_timeout_with_handle(
-            move || {
-                let mut url = format!("?q={}", encode(&text));
-                if archived {
-                    url.push_str("&archived=1");
-                }
-                navigate(&url, Default::default());
-            },
-            std::time::Duration::from_millis(250),
-        );
-        pending.set_value(handle.ok());
+        let mut url = format!("?q={}", encode(text));
+        if archived.get_untracked() {
+            url.push_str("&archived=1");
+        }
+        url
+    };
+    let on_input = {
+        let navigate = navigate.clone();
+        move |ev: leptos::ev::Event| {
+            let url = search(&event_target_value(&ev));
+            let navigate = navigate.clone();
+            let handle = set_timeout_with_handle(
+                move || navigate(&url, Default::default()),
+                std::time::Duration::from_millis(250),
+            );
+            pending.set_value(handle.ok());
+        }
+    };
+    let input = NodeRef::<leptos::html::Input>::new();
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let text = input.get_untracked().map(|i| i.value()).unwrap_or_default();
+        navigate(&search(&text), Default::default());
     };
     view! {
-        <Form method="GET" action="">
+        <form method="GET" action="" on:submit=on_submit>
             <label class="visually-hidden" for="thread-search">"Search threads"</label>
-            <input id="thread-search" type="search" name="q" placeholder="Search threads"
+            <input id="thread-search" type="search" name="q" placeholder="Search threads" node_ref=input
                 prop:value=value on:input=on_input autocomplete="off" />
             {move || archived.get().then(|| view! { <input type="hidden" name="archived" value="1" /> })}
-        </Form>
+        </form>
     }
     .into_any()
 }

@@ -21,9 +21,6 @@ pub struct AnyAttribute {
     #[cfg(feature = "hydrate")]
     hydrate_from_server:
         fn(Erased, crate::renderer::types::Element) -> AnyAttributeState,
-    #[cfg(feature = "hydrate")]
-    hydrate_from_template:
-        fn(Erased, crate::renderer::types::Element) -> AnyAttributeState,
     #[cfg(feature = "ssr")]
     #[allow(clippy::type_complexity)]
     resolve: fn(Erased) -> Pin<Box<dyn Future<Output = AnyAttribute> + Send>>,
@@ -111,21 +108,6 @@ where
             }
         }
 
-        #[cfg(feature = "hydrate")]
-        fn hydrate_from_template<T: Attribute + 'static>(
-            value: Erased,
-            el: crate::renderer::types::Element,
-        ) -> AnyAttributeState {
-            AnyAttributeState {
-                type_id: TypeId::of::<T>(),
-                keys: value.get_ref::<T>().keys(),
-                state: ErasedLocal::new(
-                    value.into_inner::<T>().hydrate::<false>(&el),
-                ),
-                el,
-            }
-        }
-
         fn rebuild<T: Attribute + 'static>(
             value: Erased,
             state: &mut AnyAttributeState,
@@ -167,8 +149,6 @@ where
             rebuild: rebuild::<T::CloneableOwned>,
             #[cfg(feature = "hydrate")]
             hydrate_from_server: hydrate_from_server::<T::CloneableOwned>,
-            #[cfg(feature = "hydrate")]
-            hydrate_from_template: hydrate_from_template::<T::CloneableOwned>,
             #[cfg(feature = "ssr")]
             resolve: resolve::<T::CloneableOwned>,
             #[cfg(feature = "ssr")]
@@ -224,11 +204,15 @@ impl Attribute for AnyAttribute {
         self,
         el: &crate::renderer::types::Element,
     ) -> Self::State {
+        // codewhale: no template path (vendor/README.md), as `AnyView`.
         #[cfg(feature = "hydrate")]
         if FROM_SERVER {
             (self.hydrate_from_server)(self.value, el.clone())
         } else {
-            (self.hydrate_from_template)(self.value, el.clone())
+            panic!(
+                "hydrating AnyAttribute from inside a ViewTemplate is not \
+                 supported."
+            );
         }
         #[cfg(not(feature = "hydrate"))]
         {
