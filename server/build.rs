@@ -31,8 +31,8 @@ const SITE_INPUTS: [&str; 14] = [
     "Cargo.lock",
     "Cargo.toml",
     ".cargo",
-    // Patched dependencies (the renderer).
-    "vendor",
+    // Patched dependencies: their sources, not vendor/'s notes.
+    "vendor/tachys",
     "protocol",
     "app",
     "frontend",
