@@ -27,12 +27,13 @@ fn require_erased_components() {
 }
 
 /// Inputs of the browser bundle, relative to the workspace root.
-const SITE_INPUTS: [&str; 14] = [
+const SITE_INPUTS: [&str; 15] = [
     "Cargo.lock",
     "Cargo.toml",
     ".cargo",
     // Patched dependencies: their sources, not vendor/'s notes.
     "vendor/tachys",
+    "vendor/serde_json",
     "protocol",
     "app",
     "frontend",
