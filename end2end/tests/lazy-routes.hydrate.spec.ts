@@ -119,6 +119,25 @@ test("a side panel whose code cannot be fetched says so", async ({ page, codewha
   await expect(page.locator("#thread-panel h2")).toBeFocused();
 });
 
+test("an action whose code cannot be fetched says so, keeps the prompt, and works once it can", async ({ page, codewhale }) => {
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page);
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await page.locator("html[data-hydrated]").waitFor();
+  // The calls only a user's action makes are a chunk, fetched on the first.
+  await page.route(/split_clicks/, (route) => route.fulfill({ status: 404, body: "" }));
+  await page.getByTestId("prompt").fill("first try");
+  await page.getByTestId("send").click();
+  await expect(page.locator(".composer [role=alert]")).toContainText("could not be loaded; reload the page");
+  await expect(page.getByTestId("prompt")).toHaveValue("first try");
+
+  await page.unroute(/split_clicks/);
+  await codewhale.mock.push(text("Got it."));
+  await page.getByTestId("send").click();
+  await expect(page.getByTestId("transcript").locator(".bubble.user")).toHaveText("first try");
+  await expect(page.getByTestId("transcript").locator(".bubble.agent")).toHaveText("Got it.");
+});
+
 test("another build's bundle path is refused", async ({ page, codewhale }) => {
   await codewhale.signIn(page);
   const other = "0".repeat(64);

@@ -4,6 +4,8 @@
 
 mod background;
 mod changes;
+#[cfg(feature = "hydrate")]
+mod clicks;
 mod devices;
 mod fleet;
 mod json;
@@ -25,3 +27,12 @@ pub use skills::*;
 pub use threads::*;
 pub use usage::*;
 pub use workbench::{check_connection, load_workbench, CheckConnection, LoadWorkbench};
+// In the browser, the calls only a user's action makes go through a chunk
+// of the bundle (`clicks.rs`); these names shadow the server functions'
+// own from the globs above.
+#[cfg(feature = "hydrate")]
+pub use clicks::{
+    answer_user_input, apply_finding, create_pairing, create_thread, decide_approval,
+    edit_last_prompt, fork_at_message, fork_thread, interrupt_turn, restore_files, retry_last_turn,
+    revert_action, start_turn, steer_turn, update_thread,
+};

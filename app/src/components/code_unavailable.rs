@@ -26,14 +26,15 @@ pub fn code_unavailable(what: &'static str) -> AnyView {
     .into_any()
 }
 
-/// A lazy page's chunk failed to load ahead of the page (the router
-/// preloads it, then shows the page). In the app that is fine: the page
-/// tries again and says so if it fails (`code_unavailable`). While the
-/// server's page hydrates it is not: the router hydrates the page
-/// synchronously once its preload is done, and a page without its code
-/// would not match what the server rendered (a mismatch aborts the
-/// module). So the page loads again, once; if its code fails again, this
-/// never returns and the server's page stays as it is, readable but not live.
+/// A lazy page's chunk failed to load ahead of the page: when the router
+/// preloads it to show the page, or before the server's page hydrates
+/// (`load_page_code`). In the app that is fine: the page tries again and
+/// says so if it fails (`code_unavailable`). Before hydration it is not:
+/// hydration is synchronous, and a page without its code would not match
+/// what the server rendered (a mismatch aborts the module). So the page
+/// loads again, once; if its code fails again (or the tab cannot remember
+/// that it tried: no session storage), this never returns and the
+/// server's page stays as it is, readable but not live.
 #[cfg(feature = "hydrate")]
 pub async fn preload_failed() {
     let hydrated = document()
@@ -48,10 +49,11 @@ pub async fn preload_failed() {
     let tried = storage
         .as_ref()
         .and_then(|s| s.get_item(RELOADED_FOR_CODE).ok().flatten());
-    if tried.as_deref() != Some(here.as_str()) {
-        if let Some(storage) = &storage {
-            let _ = storage.set_item(RELOADED_FOR_CODE, &here);
-        }
+    // Without storage a reload could not know it was the second try.
+    let remembered = storage
+        .as_ref()
+        .is_some_and(|s| s.set_item(RELOADED_FOR_CODE, &here).is_ok());
+    if tried.as_deref() != Some(here.as_str()) && remembered {
         let _ = window.location().reload();
     }
     std::future::pending().await

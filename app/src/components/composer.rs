@@ -41,12 +41,21 @@ pub fn Composer() -> AnyView {
             }
         }
     });
+    // The box empties as a prompt is sent; if sending fails, the prompt
+    // comes back (unless something new was typed meanwhile).
+    let sent = StoredValue::new(String::new());
+    Effect::new(move |_| {
+        if send.value().with(|v| matches!(v, Some(Err(_)))) && text.get_untracked().is_empty() {
+            text.set(sent.get_value());
+        }
+    });
     let stop = Action::new(move |turn: &String| interrupt_turn(thread(), turn.clone()));
     let submit = move || {
         let prompt = text.get_untracked();
         if prompt.trim().is_empty() || send.pending().get_untracked() {
             return;
         }
+        sent.set_value(prompt.clone());
         send.dispatch((prompt, running.get_untracked()));
         text.set(String::new());
         focus_prompt();

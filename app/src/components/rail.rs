@@ -40,9 +40,9 @@ pub fn Rail() -> impl IntoView {
     .into_any()
 }
 
-/// A GET form (works without JavaScript); with it, typing navigates after
-/// a pause instead of on every key, and Enter at once. A plain `<form>`:
-/// the router's `Form` would do the same navigation with ~10 KB more code.
+/// A GET form to the page it is on (works without JavaScript); with it,
+/// typing navigates after a pause instead of on every key, and Enter at
+/// once, in the app. A plain `<form>`: the router's `Form` cost ~4 KB br.
 #[component]
 fn SearchBox(value: Signal<String>, archived: Signal<bool>) -> AnyView {
     let navigate = use_navigate();
@@ -76,7 +76,7 @@ fn SearchBox(value: Signal<String>, archived: Signal<bool>) -> AnyView {
         navigate(&search(&text), Default::default());
     };
     view! {
-        <form method="GET" action="" on:submit=on_submit>
+        <form method="GET" on:submit=on_submit>
             <label class="visually-hidden" for="thread-search">"Search threads"</label>
             <input id="thread-search" type="search" name="q" placeholder="Search threads" node_ref=input
                 prop:value=value on:input=on_input autocomplete="off" />
