@@ -58,3 +58,42 @@ test("apply a finding, see a conflicting revert refused, then revert it", async 
   await expect(action.getByRole("button", { name: "Revert" })).toHaveCount(0);
   expect(readFileSync(file, "utf8")).toBe("one\ntwo\nthree\n");
 });
+
+test("review cards are a chunk the page loads before it hydrates; without it the page reloads once, then stays as served", async ({ page, codewhale }) => {
+  writeFileSync(join(codewhale.workspace, "app.txt"), "one\n");
+  await codewhale.signIn(page);
+  const thread = await createThread(codewhale.api, page, { mode: "review" });
+  await codewhale.mock.push(
+    toolCall("submit_review_finding", {
+      path: "app.txt",
+      start_line: 1,
+      end_line: 1,
+      priority: "p2",
+      title: "Served as is",
+      body: "Readable without its code.",
+    }),
+    text("One finding."),
+  );
+  await runTurn(codewhale.api, page, thread.id, "Review app.txt");
+
+  const fetched: string[] = [];
+  page.on("request", (r) => fetched.push(r.url()));
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await page.locator("html[data-hydrated]").waitFor();
+  expect(fetched.some((url) => url.includes("split_review_cards"))).toBe(true);
+  await expect(page.getByTestId("finding")).toContainText("Served as is");
+
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(String(e)));
+  let loads = 0;
+  page.on("load", () => (loads += 1));
+  // Routing bypasses the browser's cache: the next load asks for it again.
+  await page.route(/split_review_cards/, (route) => route.fulfill({ status: 404, body: "" }));
+  await page.goto(`${codewhale.origin}/threads/${thread.id}`);
+  await expect.poll(() => loads).toBe(2);
+  await expect(page.getByTestId("finding")).toContainText("Readable without its code.");
+  await page.waitForTimeout(500);
+  expect(loads).toBe(2);
+  await expect(page.locator("html[data-hydrated]")).toHaveCount(0);
+  expect(errors).toEqual([]);
+});

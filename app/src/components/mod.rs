@@ -68,7 +68,9 @@ pub use notifications::{MissedAlerts, NotificationSettings};
 pub use pair_phone::PairPhone;
 pub use poll::{poll_every, refresh_on_events};
 pub use rail::Rail;
-pub use review_card::{ActionCard, FindingCard};
+#[cfg(feature = "hydrate")]
+pub use review_card::load_review_code;
+pub use review_card::review_card;
 pub use session_ended::SessionEndedNotice;
 pub use sign_in::SignIn;
 pub use thread_header::ThreadHeader;

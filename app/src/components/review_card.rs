@@ -108,3 +108,54 @@ pub fn ActionCard(entry: Entry) -> AnyView {
     }
     .into_any()
 }
+
+/// A review item's card. Only review threads have them, so in the browser
+/// their code is a chunk of the bundle. Hydration cannot wait for it: a
+/// page the server rendered with one loads the chunk first
+/// (`load_review_code`).
+pub fn review_card(entry: Entry, finding: bool) -> AnyView {
+    #[cfg(feature = "hydrate")]
+    {
+        Suspend::new(async move {
+            review_in_chunk(entry, finding)
+                .await
+                .unwrap_or_else(|_| super::code_unavailable("This card's code"))
+        })
+        .into_any()
+    }
+    #[cfg(not(feature = "hydrate"))]
+    review_view(entry, finding)
+}
+
+fn review_view(entry: Entry, finding: bool) -> AnyView {
+    if finding {
+        view! { <FindingCard entry /> }.into_any()
+    } else {
+        view! { <ActionCard entry /> }.into_any()
+    }
+}
+
+#[cfg(feature = "hydrate")]
+#[leptos::wasm_split::wasm_split(review_cards, wasm_split_path = ::leptos::wasm_split, preload(preload_review_cards), fallible)]
+fn review_in_chunk(
+    entry: Entry,
+    finding: bool,
+) -> Result<AnyView, leptos::wasm_split::SplitLoaderError> {
+    Ok(review_view(entry, finding))
+}
+
+/// Before the server's page hydrates: the review cards' chunk, if the page
+/// shows a card (the transcript marks each item with its kind). If it
+/// cannot be had, the page loads again once, then stays as served
+/// (`preload_failed`).
+#[cfg(feature = "hydrate")]
+pub async fn load_review_code() {
+    let shown = document()
+        .query_selector(r#".item[data-kind="review_finding"], .item[data-kind="review_action"]"#)
+        .ok()
+        .flatten()
+        .is_some();
+    if shown && preload_review_cards().await.is_err() {
+        super::preload_failed().await;
+    }
+}

@@ -1,7 +1,8 @@
 use super::{
     receipt::{receipt, text, Disclosure},
+    review_card,
     settled_message::settled_message,
-    ActionCard, FindingCard, MessageActions,
+    MessageActions,
 };
 use crate::{
     live::{Entry, Live},
@@ -310,8 +311,8 @@ fn item(entry: Entry, record: &TurnItemRecord, details: Disclosure) -> AnyView {
         ItemKind::Status | ItemKind::Error => view! {
             <p class="notice" class:error=kind == ItemKind::Error role="status">{text(entry, running)}</p>
         }.into_any(),
-        ItemKind::ReviewFinding => view! { <FindingCard entry /> }.into_any(),
-        ItemKind::ReviewAction => view! { <ActionCard entry /> }.into_any(),
+        ItemKind::ReviewFinding => review_card(entry, true),
+        ItemKind::ReviewAction => review_card(entry, false),
         _ => receipt(entry, record, details),
     };
     view! { <div class="item" data-kind=kind.as_str() data-status=record.status.as_str() data-test="item">{body}</div> }

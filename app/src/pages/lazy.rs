@@ -71,7 +71,8 @@ macro_rules! lazy_pages {
         const LAZY_PATHS: &[(&str, &str)] = &[$((stringify!($route), $path)),*];
 
         /// Loads the code of the page the server rendered at `path`, if it
-        /// is a lazy page: hydration is synchronous (vendor/README.md), so
+        /// is a lazy page, and of the components in it that are chunks
+        /// (review cards): hydration is synchronous (vendor/README.md), so
         /// all of the page's code must be there before it starts. Returns
         /// once it is; if it cannot be had, the page loads again, once, and
         /// then this never returns (`preload_failed`).
@@ -81,8 +82,9 @@ macro_rules! lazy_pages {
                 if $preload().await.is_err() {
                     crate::components::preload_failed().await;
                 }
-                return;
             })*
+            // Chunks of components the server rendered into the page.
+            crate::components::load_review_code().await;
         }
     };
 }
